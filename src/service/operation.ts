@@ -1,0 +1,45 @@
+import type { z } from "zod";
+import { describeZodIssues, type FieldIssue } from "../spec/field-issues.js";
+import type { Identity } from "./identity.js";
+import type { ErrorDialect, ServiceName } from "./service-error.js";
+
+/** What a handler gets: the authenticated caller, the parsed body, path parameters and query. */
+export interface OperationCall {
+  readonly identity: Identity;
+  readonly body: unknown;
+  readonly params: Readonly<Record<string, string | undefined>>;
+  readonly query: Readonly<Record<string, string>>;
+}
+
+export interface OperationReply {
+  readonly status: number;
+  /** JSON body; `undefined` sends an empty body. */
+  readonly body?: unknown;
+}
+
+/** One operation of one service, as the shared server routes and runs it. */
+export interface Operation {
+  readonly service: ServiceName;
+  readonly name: string;
+  readonly method: "GET" | "POST" | "PATCH" | "DELETE";
+  readonly path: string;
+  /** Writes are subject to `dropAfterWriteRate` and are counted as writes. */
+  readonly write: boolean;
+  handle(call: OperationCall): OperationReply | Promise<OperationReply>;
+}
+
+/**
+ * Validates input against a wire schema; on failure throws the dialect's bad-request error listing
+ * every invalid field.
+ */
+export function parseInput<T extends z.ZodType>(schema: T, input: unknown, dialect: ErrorDialect): z.output<T> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw invalidFields(dialect, describeZodIssues(result.error.issues, input));
+}
+
+export function invalidFields(dialect: ErrorDialect, fields: ReadonlyArray<FieldIssue>) {
+  const count = fields.length;
+  const summary = `${count} validation error${count === 1 ? "" : "s"} detected`;
+  return dialect.invalid(`${summary}: ${fields.map((f) => f.message).join("; ")}`, fields);
+}

@@ -1,0 +1,46 @@
+import type { IncomingMessage } from "node:http";
+
+/** Largest request body the service reads (README, "Limits"); larger ones are refused with a 400. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export type BodyResult =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly problem: string; readonly closeConnection?: boolean };
+
+/**
+ * Reads a JSON request body. An empty body reads as `undefined`; a body needs a JSON content type;
+ * an oversized body is cut off at the limit.
+ */
+export async function readJsonBody(request: IncomingMessage): Promise<BodyResult> {
+  const declared = Number(request.headers["content-length"] ?? "0");
+  if (declared > MAX_BODY_BYTES) {
+    request.resume();
+    return { ok: false, problem: `request body of ${declared} bytes exceeds the limit of ${MAX_BODY_BYTES} bytes`, closeConnection: true };
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      return { ok: false, problem: `request body exceeds the limit of ${MAX_BODY_BYTES} bytes`, closeConnection: true };
+    }
+    chunks.push(chunk);
+  }
+  if (size === 0) return { ok: true, value: undefined };
+  const contentType = request.headers["content-type"];
+  if (!contentType || !isJsonMediaType(contentType)) {
+    return { ok: false, problem: `Content-Type ${JSON.stringify(contentType ?? "")} is not supported: send the body as application/json` };
+  }
+  const text = Buffer.concat(chunks, size).toString("utf8");
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, problem: `request body is not valid JSON: ${(error as Error).message}` };
+  }
+}
+
+/** `application/json`, `application/x-amz-json-1.1`, `application/problem+json` and the like. */
+function isJsonMediaType(contentType: string): boolean {
+  const type = contentType.split(";", 1)[0]!.trim().toLowerCase();
+  return type === "application/json" || /^application\/([\w.-]+\+json|x-amz-json-\d\.\d)$/.test(type);
+}

@@ -1,0 +1,256 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { randomBytes } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import FindMyWay from "find-my-way";
+import { ACCOUNT_OPERATIONS, ACCOUNT_VERSION_DATE, type AccountOperationName } from "../spec/account.js";
+import { AccountService } from "./account/account-service.js";
+import { FaultInjector } from "./faults.js";
+import { IdentityRegistry } from "./identity.js";
+import type { Operation } from "./operation.js";
+import { PageTokens } from "./page-token.js";
+import { readJsonBody } from "./request-body.js";
+import { RequestLog } from "./request-log.js";
+import { DIALECTS, ServiceError, accountErrors, type ErrorDialect } from "./service-error.js";
+import { MapCollection } from "./map-collection.js";
+import { Store } from "./store.js";
+import { Throttle } from "./throttle.js";
+import { DEMO_WORLD, loadWorldFile, parseWorld, type World, type WorldInput } from "./world.js";
+
+export interface ServiceOptions {
+  /** @default "127.0.0.1" */
+  readonly host?: string;
+  /** 0 picks a free port. @default 4566 */
+  readonly port?: number;
+  /** The world to boot; `worldFile` is read when this is absent. @default the demo world */
+  readonly world?: WorldInput;
+  readonly worldFile?: string;
+  /** Makes state durable: writes are answered only once they are on disk. @default in memory */
+  readonly stateFile?: string;
+  /** Keep every request with its body in `requests` (tests). @default false */
+  readonly recordRequests?: boolean;
+}
+
+/** A started service: both APIs on one origin. */
+export interface RunningService {
+  /** `http://host:port`, no trailing slash. */
+  readonly url: string;
+  readonly port: number;
+  readonly world: World;
+  /** Whether the demo world was booted (no world given). */
+  readonly demo: boolean;
+  readonly requests: RequestLog;
+  /** Stops accepting, closes connections, and flushes the state file. */
+  close(): Promise<void>;
+}
+
+type Resolver = (request: IncomingMessage) => Operation;
+
+/** Starts the embedded account and gateway services on one HTTP origin. */
+export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
+  const demo = options.world === undefined && options.worldFile === undefined;
+  const world = options.world !== undefined
+    ? parseWorld(options.world)
+    : options.worldFile !== undefined ? await loadWorldFile(options.worldFile) : parseWorld(DEMO_WORLD, "(demo world)");
+
+  const store = new Store();
+  const meta = new MapCollection<string>();
+  store.register("meta", meta);
+  meta.map.set("pagingKey", randomBytes(32).toString("base64"));
+  const tokens = new PageTokens(() => Buffer.from(meta.map.get("pagingKey")!, "base64"));
+  const account = new AccountService(world, store, tokens);
+  if (options.stateFile) await store.attach(options.stateFile);
+
+  const pipeline = new Pipeline(world, [...account.operations()], new RequestLog(options.recordRequests ?? false));
+  const server = createServer({ keepAliveTimeout: 65_000 }, (request, response) => void pipeline.handle(request, response));
+  await listen(server, options.host ?? "127.0.0.1", options.port ?? 4566);
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    world,
+    demo,
+    requests: pipeline.requests,
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          setTimeout(() => server.closeAllConnections(), 250).unref();
+        });
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
+/**
+ * The request pipeline both services share: route, inject faults, authenticate, authorize,
+ * throttle, read the body, run the operation, answer in the operation's error dialect.
+ */
+class Pipeline {
+  readonly requests: RequestLog;
+  readonly #router = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 1000 });
+  readonly #identities: IdentityRegistry;
+  readonly #throttle: Throttle;
+  readonly #faults: FaultInjector;
+  readonly #bootId = randomBytes(4).toString("hex");
+  #requestCounter = 0;
+
+  constructor(world: World, operations: ReadonlyArray<Operation>, requests: RequestLog) {
+    this.requests = requests;
+    this.#identities = new IdentityRegistry(world.identities);
+    this.#throttle = new Throttle(world.throttle);
+    this.#faults = new FaultInjector(world.faults);
+    for (const operation of operations) {
+      const resolve: Resolver = () => operation;
+      this.#router.on(operation.method, operation.path, () => undefined, resolve);
+    }
+    const byName = new Map(operations.filter((op) => op.service === "account").map((op) => [op.name, op]));
+    const formB: Resolver = (request) => resolveFormB(request, byName);
+    this.#router.on("POST", "/", () => undefined, formB);
+  }
+
+  async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = request.url ?? "/";
+    const queryStart = url.indexOf("?");
+    const path = queryStart === -1 ? url : url.slice(0, queryStart);
+    let dialect: ErrorDialect = path === "/v2" || path.startsWith("/v2/") ? DIALECTS.apigateway : DIALECTS.account;
+    let operation: Operation | undefined;
+    let body: unknown;
+    const requestId = `${this.#bootId}-${(this.#requestCounter += 1)}`;
+    try {
+      operation = this.#route(request, path, dialect);
+      dialect = DIALECTS[operation.service];
+      if (this.#faults.failBeforeRequest()) throw dialect.internal("injected fault: the service failed before handling the request; retry later");
+      if (this.#faults.config.latencyMs > 0) await sleep(this.#faults.config.latencyMs);
+      const identity = this.#identities.authenticate(request.headers.authorization, dialect);
+      this.#identities.authorize(identity, operation.service, operation.name, dialect);
+      const wait = this.#throttle.take(identity.key, operation.name);
+      if (wait > 0) throw dialect.throttled(`rate exceeded for ${operation.name}: slow down and retry after ${Math.ceil(wait)} ms`, wait);
+      if (operation.method === "POST" || operation.method === "PATCH") {
+        const read = await readJsonBody(request);
+        if (!read.ok) {
+          if (read.closeConnection) response.setHeader("connection", "close");
+          throw dialect.invalid(read.problem, [{ name: "(body)", message: read.problem }]);
+        }
+        body = read.value;
+      }
+      const query = queryStart === -1 ? {} : Object.fromEntries(new URLSearchParams(url.slice(queryStart + 1)));
+      const params = this.#router.find(operation.method, path)?.params ?? {};
+      const reply = await operation.handle({ identity, body, params, query });
+      if (operation.write && this.#faults.dropAfterWrite()) {
+        throw dialect.internal("injected fault: the service failed after applying the write; read before you retry a create");
+      }
+      this.#send(response, reply.status, reply.body, requestId);
+      this.#log(operation, request, path, reply.status, body);
+    } catch (error) {
+      const failure = error instanceof ServiceError ? error : this.#unexpected(error, dialect);
+      this.#sendError(response, dialect, failure, requestId);
+      this.#log(operation, request, path, failure.status, body);
+    }
+  }
+
+  #route(request: IncomingMessage, path: string, dialect: ErrorDialect): Operation {
+    const method = request.method ?? "GET";
+    let found: ReturnType<typeof this.routerFind>;
+    try {
+      found = this.routerFind(method, path);
+    } catch {
+      found = null;
+    }
+    if (found) return (found.store as Resolver)(request);
+    if (dialect === DIALECTS.apigateway) {
+      throw new ServiceError(404, "NotFoundException", `no operation answers ${method} ${path}`);
+    }
+    throw accountErrors.validation(`no operation answers ${method} ${path}`, [
+      { name: "(path)", message: `${method} ${path} is not an operation: use POST /<operation> (e.g. POST /listRegions) or POST / with X-Svc-Target` },
+    ]);
+  }
+
+  private routerFind(method: string, path: string) {
+    return this.#router.find(method as "GET", path);
+  }
+
+  #send(response: ServerResponse, status: number, body: unknown, requestId: string): void {
+    if (body === undefined) {
+      response.writeHead(status, { "content-length": 0, "x-svc-request-id": requestId });
+      response.end();
+      return;
+    }
+    const text = JSON.stringify(body);
+    response.writeHead(status, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(text),
+      "x-svc-request-id": requestId,
+    });
+    response.end(text);
+  }
+
+  #sendError(response: ServerResponse, dialect: ErrorDialect, error: ServiceError, requestId: string): void {
+    const text = JSON.stringify(dialect.body(error));
+    if (response.headersSent) {
+      response.destroy();
+      return;
+    }
+    response.writeHead(error.status, {
+      ...error.headers,
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(text),
+      "x-svc-ErrorType": error.errorType,
+      "x-svc-request-id": requestId,
+    });
+    response.end(text);
+  }
+
+  #unexpected(error: unknown, dialect: ErrorDialect): ServiceError {
+    process.stderr.write(`converge service: unexpected error: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+    return dialect.internal("the service failed unexpectedly; retry later");
+  }
+
+  #log(operation: Operation | undefined, request: IncomingMessage, path: string, status: number, body: unknown): void {
+    this.requests.add({
+      service: operation?.service ?? "unknown",
+      operation: operation?.name ?? "unknown",
+      method: request.method ?? "",
+      path,
+      status,
+      write: operation?.write ?? false,
+      ...(this.requests.recordBodies && body !== undefined ? { body } : {}),
+    });
+  }
+}
+
+/** Form B: `POST /` with `X-Svc-Target: <prefix containing 20210201>.<Operation>`. */
+function resolveFormB(request: IncomingMessage, byName: ReadonlyMap<string, Operation>): Operation {
+  const header = request.headers["x-svc-target"];
+  const target = Array.isArray(header) ? header[0] : header;
+  const invalid = (message: string) => accountErrors.validation(message, [{ name: "X-Svc-Target", message }]);
+  if (!target) throw invalid('X-Svc-Target header is missing: expected "<prefix>.<Operation>", e.g. "AccountService_20210201.ListRegions"');
+  const dot = target.lastIndexOf(".");
+  const prefix = dot === -1 ? "" : target.slice(0, dot);
+  const name = dot === -1 ? target : target.slice(dot + 1);
+  if (!prefix.includes(ACCOUNT_VERSION_DATE)) {
+    throw invalid(`X-Svc-Target ${JSON.stringify(target)} is not valid: expected a prefix containing ${ACCOUNT_VERSION_DATE}, e.g. "AccountService_20210201.${name || "ListRegions"}"`);
+  }
+  const operation = byName.get(name);
+  if (!operation) {
+    const known = (Object.keys(ACCOUNT_OPERATIONS) as AccountOperationName[]).join(", ");
+    throw invalid(`X-Svc-Target ${JSON.stringify(target)} names unknown operation ${JSON.stringify(name)}: expected one of ${known}`);
+  }
+  return operation;
+}

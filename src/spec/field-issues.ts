@@ -1,0 +1,77 @@
+import type { z } from "zod";
+
+/** One invalid field: its dotted path in the input and a message naming the value received and what was expected. */
+export interface FieldIssue {
+  readonly name: string;
+  readonly message: string;
+}
+
+const MAX_RENDERED_VALUE = 80;
+
+/** Renders a received value for a message: JSON, cut to a readable length. */
+export function renderValue(value: unknown): string {
+  if (value === undefined) return "nothing";
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > MAX_RENDERED_VALUE ? `${text.slice(0, MAX_RENDERED_VALUE)}…` : text;
+}
+
+/** Joins a zod path the way users write it: `spec.requestParameters["a.b"]`, `items[2]`. */
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  let out = "";
+  for (const segment of path) {
+    if (typeof segment === "number") out += `[${segment}]`;
+    else if (typeof segment === "string" && /^[A-Za-z_$][\w$]*$/.test(segment)) out += out ? `.${segment}` : segment;
+    else out += `[${JSON.stringify(String(segment))}]`;
+  }
+  return out || "(body)";
+}
+
+export function valueAtPath(input: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+  let current: unknown = input;
+  for (const segment of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<PropertyKey, unknown>)[segment as string];
+  }
+  return current;
+}
+
+/**
+ * Turns zod issues into field issues, one per invalid field (the first issue of a field wins),
+ * each message naming the value received and what was expected.
+ */
+export function describeZodIssues(issues: ReadonlyArray<z.core.$ZodIssue>, input: unknown): FieldIssue[] {
+  const byField = new Map<string, FieldIssue>();
+  for (const issue of issues) {
+    const path = issue.code === "unrecognized_keys" ? issue.path : issue.path;
+    const name = formatPath(path);
+    if (byField.has(name)) continue;
+    byField.set(name, { name, message: describeIssue(issue, input) });
+  }
+  return [...byField.values()];
+}
+
+function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
+  const value = valueAtPath(input, issue.path);
+  const parentIsObject = issue.path.length === 0 || isPlainObject(valueAtPath(input, issue.path.slice(0, -1)));
+  if (issue.code === "invalid_type" && value === undefined && parentIsObject) {
+    return `${formatPath(issue.path)} is required: ${stripInvalidInput(issue.message)}`;
+  }
+  if (issue.code === "unrecognized_keys") {
+    return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}`;
+  }
+  return `${formatPath(issue.path)} ${renderValue(value)} is not valid: ${stripInvalidInput(issue.message)}`;
+}
+
+/** zod's default messages start with "Invalid input: "; ours say what was expected. */
+function stripInvalidInput(message: string): string {
+  return message.replace(/^Invalid input: /, "").replace(/^Invalid /, "invalid ");
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
