@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import FindMyWay from "find-my-way";
 import { ACCOUNT_OPERATIONS, ACCOUNT_VERSION_DATE, type AccountOperationName } from "../spec/account.js";
 import { AccountService } from "./account/account-service.js";
+import { GatewayService } from "./gateway/gateway-service.js";
 import { FaultInjector } from "./faults.js";
 import { IdentityRegistry } from "./identity.js";
 import type { Operation } from "./operation.js";
@@ -59,9 +60,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   meta.map.set("pagingKey", randomBytes(32).toString("base64"));
   const tokens = new PageTokens(() => Buffer.from(meta.map.get("pagingKey")!, "base64"));
   const account = new AccountService(world, store, tokens);
+  const gateway = new GatewayService(store, tokens);
+  await gateway.seed(world);
   if (options.stateFile) await store.attach(options.stateFile);
 
-  const pipeline = new Pipeline(world, [...account.operations()], new RequestLog(options.recordRequests ?? false));
+  const pipeline = new Pipeline(world, [...account.operations(), ...gateway.operations()], new RequestLog(options.recordRequests ?? false));
   const server = createServer({ keepAliveTimeout: 65_000 }, (request, response) => void pipeline.handle(request, response));
   await listen(server, options.host ?? "127.0.0.1", options.port ?? 4566);
   const address = server.address() as AddressInfo;

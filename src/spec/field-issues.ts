@@ -47,8 +47,7 @@ export function valueAtPath(input: unknown, path: ReadonlyArray<PropertyKey>): u
 export function describeZodIssues(issues: ReadonlyArray<z.core.$ZodIssue>, input: unknown): FieldIssue[] {
   const byField = new Map<string, FieldIssue>();
   for (const issue of issues) {
-    const path = issue.code === "unrecognized_keys" ? issue.path : issue.path;
-    const name = formatPath(path);
+    const name = formatPath(issue.path);
     if (byField.has(name)) continue;
     byField.set(name, { name, message: describeIssue(issue, input) });
   }
@@ -60,6 +59,11 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
   const parentIsObject = issue.path.length === 0 || isPlainObject(valueAtPath(input, issue.path.slice(0, -1)));
   if (issue.code === "invalid_type" && value === undefined && parentIsObject) {
     return `${formatPath(issue.path)} is required: ${stripInvalidInput(issue.message)}`;
+  }
+  if (issue.code === "invalid_key") {
+    const key = issue.path[issue.path.length - 1];
+    const expected = issue.issues.map((inner) => stripInvalidInput(inner.message)).join("; ");
+    return `${formatPath(issue.path.slice(0, -1))} key ${renderValue(String(key))} is not valid: ${expected}`;
   }
   if (issue.code === "unrecognized_keys") {
     return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}`;
