@@ -1,0 +1,56 @@
+import type { Dispatcher } from "undici";
+import { AccountClient, type AccountClientOptions } from "./account-client.js";
+import { GatewayClient } from "./gateway-client.js";
+import { Transport, createPool, type TransportOptions } from "./transport.js";
+
+export * from "./errors.js";
+export { Credentials } from "./credentials.js";
+export { AccountClient, type AccountClientOptions } from "./account-client.js";
+export { GatewayClient } from "./gateway-client.js";
+export { Transport, createPool, type TransportOptions, type Timeouts, type CallSpec } from "./transport.js";
+export { AdaptiveRateLimiter, type RateLimit, type RateLimiterOptions } from "./rate-limiter.js";
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
+export { collect, paginate, type Page } from "./pagination.js";
+
+export interface ClientsOptions extends Omit<TransportOptions, "endpoint"> {
+  /** Origin of both services. */
+  readonly endpoint: string;
+  /** A different origin for the account service. @default endpoint */
+  readonly accountEndpoint?: string;
+  /** A different origin for the gateway service. @default endpoint */
+  readonly gatewayEndpoint?: string;
+  readonly account?: AccountClientOptions;
+  /** Connections per origin when the clients create their own pools. @default 64 */
+  readonly connections?: number;
+}
+
+/** Both clients, sharing one keep-alive pool per origin; `close()` closes the pools they created. */
+export interface Clients {
+  readonly account: AccountClient;
+  readonly gateway: GatewayClient;
+  close(): Promise<void>;
+}
+
+export function createClients(options: ClientsOptions): Clients {
+  const pools = new Map<string, Dispatcher>();
+  const owned: Dispatcher[] = [];
+  const transportFor = (endpoint: string) => {
+    const origin = new URL(endpoint).origin;
+    let dispatcher = options.dispatcher ?? pools.get(origin);
+    if (!dispatcher) {
+      dispatcher = createPool(origin, options.timeouts, options.connections);
+      pools.set(origin, dispatcher);
+      owned.push(dispatcher);
+    }
+    return new Transport({ ...options, endpoint: origin, dispatcher });
+  };
+  const accountTransport = transportFor(options.accountEndpoint ?? options.endpoint);
+  const gatewayTransport = transportFor(options.gatewayEndpoint ?? options.endpoint);
+  return {
+    account: new AccountClient(accountTransport, options.account),
+    gateway: new GatewayClient(gatewayTransport),
+    async close() {
+      await Promise.all(owned.map((dispatcher) => dispatcher.close()));
+    },
+  };
+}

@@ -1,0 +1,244 @@
+import { Pool, type Dispatcher } from "undici";
+import type { z } from "zod";
+import { describeZodIssues } from "../spec/field-issues.js";
+import type { Credentials } from "./credentials.js";
+import {
+  AbortedError,
+  ApiError,
+  ContractViolationError,
+  TransportError,
+  isConvergeError,
+  type ConvergeError,
+  type ServiceName,
+} from "./errors.js";
+import { AdaptiveRateLimiter, rateLimitLayer, type RateLimiterOptions } from "./rate-limiter.js";
+import { DEFAULT_RETRY_POLICY, retryLayer, type RetryPolicy } from "./retry.js";
+import { composeLayers, type Send, type WireRequest, type WireResponse } from "./wire.js";
+
+export interface Timeouts {
+  /** @default 5000 */
+  readonly connectMs: number;
+  /** Time to the response headers. @default 30000 */
+  readonly headersMs: number;
+  /** Time between body chunks. @default 30000 */
+  readonly bodyMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 5000, headersMs: 30_000, bodyMs: 30_000 };
+
+export interface TransportOptions {
+  /** Origin of the service, e.g. `http://127.0.0.1:4566`. */
+  readonly endpoint: string;
+  readonly credentials: Credentials;
+  /** The keep-alive pool to use (shared between clients of one origin); the transport creates and owns one when absent. */
+  readonly dispatcher?: Dispatcher;
+  readonly retry?: Partial<RetryPolicy>;
+  /** Client-side limits; `false` disables limiting (429s are still retried). */
+  readonly rateLimit?: RateLimiterOptions | false;
+  readonly timeouts?: Partial<Timeouts>;
+}
+
+/** One call of an operation: what to send, whether resending is safe, and the contract of the answer. */
+export interface CallSpec<T> {
+  readonly service: ServiceName;
+  readonly operation: string;
+  readonly method: WireRequest["method"];
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | undefined>>;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: unknown;
+  readonly idempotent: boolean;
+  /** The success status the contract promises. */
+  readonly expectStatus: number;
+  /** Schema of the success body; absent when the contract promises an empty body. */
+  readonly response?: z.ZodType<T>;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** A keep-alive undici pool for one origin with the given timeouts. */
+export function createPool(endpoint: string, timeouts: Partial<Timeouts> = {}, connections = 64): Pool {
+  const t = { ...DEFAULT_TIMEOUTS, ...timeouts };
+  return new Pool(new URL(endpoint).origin, {
+    connections,
+    pipelining: 1,
+    keepAliveTimeout: 30_000,
+    connectTimeout: t.connectMs,
+    headersTimeout: t.headersMs,
+    bodyTimeout: t.bodyMs,
+  });
+}
+
+/**
+ * Sends operations to one origin: credentials, JSON, retries and rate limiting composed as layers
+ * over one undici dispatcher, every response body consumed, every answer checked against its contract.
+ */
+export class Transport {
+  readonly #origin: string;
+  readonly #credentials: Credentials;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #send: Send;
+  readonly #timeouts: Timeouts;
+  readonly limiter: AdaptiveRateLimiter | undefined;
+
+  constructor(options: TransportOptions) {
+    this.#origin = new URL(options.endpoint).origin;
+    this.#credentials = options.credentials;
+    this.#timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#dispatcher = options.dispatcher ?? createPool(this.#origin, this.#timeouts);
+    this.limiter = options.rateLimit === false ? undefined : new AdaptiveRateLimiter(options.rateLimit ?? {});
+    const policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.#send = composeLayers(
+      [retryLayer(policy, decodeError), ...(this.limiter ? [rateLimitLayer(this.limiter)] : [])],
+      (request) => this.#dispatch(request),
+    );
+  }
+
+  get origin(): string {
+    return this.#origin;
+  }
+
+  async call<T>(spec: CallSpec<T>): Promise<T> {
+    const request: WireRequest = {
+      service: spec.service,
+      operation: spec.operation,
+      method: spec.method,
+      path: spec.path + queryString(spec.query),
+      headers: {
+        ...spec.headers,
+        ...(spec.body !== undefined ? { "content-type": "application/json" } : {}),
+        authorization: this.#credentials.authorizationHeader(),
+      },
+      body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+      idempotent: spec.idempotent,
+      signal: spec.signal,
+    };
+    let response: WireResponse;
+    try {
+      response = await this.#send(request);
+    } catch (error) {
+      if (spec.signal?.aborted && !isConvergeError(error)) throw new AbortedError(`${spec.service} ${spec.operation}`);
+      throw error;
+    }
+    if (response.status < 200 || response.status >= 300) throw decodeError(request, response);
+    if (response.status !== spec.expectStatus) {
+      throw new ContractViolationError(spec.service, spec.operation, [`status ${response.status}, expected ${spec.expectStatus}`]);
+    }
+    return parseBody(spec, response);
+  }
+
+  /** Closes the pool if this transport created it. */
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  async #dispatch(request: WireRequest): Promise<WireResponse> {
+    let answer: Dispatcher.ResponseData;
+    try {
+      answer = await this.#dispatcher.request({
+        origin: this.#origin,
+        path: request.path,
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        signal: request.signal,
+        headersTimeout: this.#timeouts.headersMs,
+        bodyTimeout: this.#timeouts.bodyMs,
+      });
+    } catch (error) {
+      throw toTransportError(request, error);
+    }
+    let text: string;
+    try {
+      text = await answer.body.text();
+    } catch (error) {
+      throw toTransportError(request, error);
+    }
+    return {
+      status: answer.statusCode,
+      text,
+      errorType: header(answer.headers, "x-svc-errortype"),
+      requestId: header(answer.headers, "x-svc-request-id"),
+      retryAfterMs: retryAfter(answer.headers),
+    };
+  }
+}
+
+function header(headers: Dispatcher.ResponseData["headers"], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function retryAfter(headers: Dispatcher.ResponseData["headers"]): number | undefined {
+  const precise = Number(header(headers, "x-svc-retry-after-ms"));
+  if (Number.isFinite(precise) && precise >= 0 && header(headers, "x-svc-retry-after-ms") !== undefined) return precise;
+  const value = header(headers, "retry-after");
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function queryString(query: Readonly<Record<string, string | undefined>> | undefined): string {
+  if (!query) return "";
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, value);
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+const NEVER_DELIVERED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT", "EHOSTUNREACH", "ENETUNREACH"]);
+
+function toTransportError(request: WireRequest, error: unknown): ConvergeError {
+  if (request.signal?.aborted) return new AbortedError(`${request.service} ${request.operation}`);
+  const code = (error as { code?: string }).code;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new TransportError(request.service, request.operation, code, detail, !NEVER_DELIVERED.has(code ?? ""));
+}
+
+/** The error a non-2xx answer means: an ApiError from `x-svc-ErrorType` and the body. */
+export function decodeError(request: WireRequest, response: WireResponse): ConvergeError {
+  let body: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = response.text ? JSON.parse(response.text) : {};
+    if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
+  } catch {
+    // a non-JSON error body still makes an ApiError; its status and header say what happened
+  }
+  const text = (key: string) => (typeof body[key] === "string" ? (body[key] as string) : undefined);
+  const fieldList = Array.isArray(body.fieldList)
+    ? body.fieldList.filter((f): f is { name: string; message: string } => typeof f?.name === "string" && typeof f?.message === "string")
+    : undefined;
+  return new ApiError({
+    service: request.service,
+    operation: request.operation,
+    status: response.status,
+    errorName: response.errorType ?? text("errorType") ?? `HTTP${response.status}`,
+    message: text("message") ?? `HTTP ${response.status} without a message`,
+    requestId: response.requestId,
+    fieldList,
+    reason: text("reason"),
+    resourceType: text("resourceType"),
+    limitType: text("limitType"),
+  });
+}
+
+function parseBody<T>(spec: CallSpec<T>, response: WireResponse): T {
+  if (!spec.response) {
+    if (response.text.length > 0) throw new ContractViolationError(spec.service, spec.operation, ["expected an empty body"]);
+    return undefined as T;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(response.text);
+  } catch {
+    throw new ContractViolationError(spec.service, spec.operation, [`body is not JSON: ${response.text.slice(0, 80)}`]);
+  }
+  const result = spec.response.safeParse(json);
+  if (!result.success) {
+    throw new ContractViolationError(spec.service, spec.operation, describeZodIssues(result.error.issues, json).map((issue) => issue.message));
+  }
+  return result.data;
+}
