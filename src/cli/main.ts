@@ -1,34 +1,103 @@
 #!/usr/bin/env node
-import { Command, InvalidArgumentError } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { isConvergeError } from "../clients/errors.js";
+import { isDesiredStateError } from "../desired/desired-state-error.js";
+import { applyCommand, type ApplyFlags } from "./commands/apply-command.js";
+import { planCommand, type PlanFlags } from "./commands/plan-command.js";
+import { schemaCommand } from "./commands/schema-command.js";
+import { validateCommand } from "./commands/validate-command.js";
+import { withConnectionOptions, withOutputOptions } from "./connection.js";
 import { serveCommand } from "./serve-command.js";
 
-function portNumber(value: string): number {
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new InvalidArgumentError(`expected a port number from 0 to 65535, received ${JSON.stringify(value)}`);
-  }
-  return port;
+function integerIn(min: number, max: number, what: string) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (!Number.isInteger(number) || number < min || number > max) {
+      throw new InvalidArgumentError(`expected ${what} from ${min} to ${max}, received ${JSON.stringify(value)}`);
+    }
+    return number;
+  };
 }
+
+const repeatable = (value: string, previous: string[]) => [...previous, value];
 
 const program = new Command()
   .name("converge")
-  .description("Reconcile alternate contacts, Region opt-ins, routes and integrations with what you declare.")
-  .showHelpAfterError();
+  .description("Reconcile alternate contacts, Region opt-ins, routes and integrations with the state you declare.")
+  .showHelpAfterError()
+  .exitOverride();
 
 program
   .command("serve")
   .description("run the embedded account and API gateway services on one origin")
   .option("--host <host>", "address to listen on", "127.0.0.1")
-  .option("--port <port>", "port to listen on (0 picks a free one)", portNumber, 4566)
+  .option("--port <port>", "port to listen on (0 picks a free one)", integerIn(0, 65535, "a port number"), 4566)
   .option("--world <file>", "world file (JSON) to boot; without it, the demo world")
   .option("--state-file <file>", "make state durable in this file")
   .action(async (options: { host: string; port: number; world?: string; stateFile?: string }) => {
     process.exitCode = await serveCommand(options);
   });
 
+program
+  .command("validate")
+  .description("check desired-state files offline: schema, per-protocol rules where declared, cross-document references")
+  .option("-f, --file <path>", "desired-state file or directory (repeatable)", repeatable, [])
+  .action(async (options: { file: string[] }) => {
+    process.exitCode = await validateCommand(options);
+  });
+
+withOutputOptions(withConnectionOptions(program
+  .command("plan")
+  .description("show what apply would change; exit 0 in sync, 2 changes, 1 error")
+  .option("-f, --file <path>", "desired-state file or directory (repeatable)", repeatable, [])
+  .option("--out <file>", "write the plan as JSON, to apply later with converge apply FILE")
+  .option("--prune", "prune every API an Api document declares, as if each said prune: true", false)
+  .option("--target <kind/name>", "plan only this resource (repeatable), e.g. Route/GET /orders", repeatable, [])
+  .option("--parallelism <n>", "reads in flight at once", integerIn(1, 256, "a number"), 16)))
+  .action(async (options: PlanFlags) => {
+    process.exitCode = await planCommand(options);
+  });
+
+withOutputOptions(withConnectionOptions(program
+  .command("apply")
+  .description("make live state match: from -f files, or a plan file written by plan --out")
+  .argument("[plan]", "a plan file written by converge plan --out")
+  .option("-f, --file <path>", "desired-state file or directory (repeatable)", repeatable, [])
+  .option("--auto-approve", "apply without asking (required when not on a terminal)", false)
+  .option("--prune", "prune every API an Api document declares, as if each said prune: true", false)
+  .option("--target <kind/name>", "apply only this resource (repeatable)", repeatable, [])
+  .option("--parallelism <n>", "actions in flight at once", integerIn(1, 256, "a number"), 10)))
+  .action(async (planFile: string | undefined, options: ApplyFlags) => {
+    process.exitCode = await applyCommand(planFile, options);
+  });
+
+program
+  .command("schema")
+  .description("print the JSON Schema of desired-state documents")
+  .action(() => {
+    process.exitCode = schemaCommand();
+  });
+
+program.addOption(new Option("--debug", "print stack traces of unexpected errors").hideHelp());
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  process.stderr.write(`converge: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
+  process.exitCode = reportError(error);
+}
+
+/** The one place errors become messages and exit codes (README, "Exit codes"). */
+function reportError(error: unknown): number {
+  const code = (error as { code?: string }).code;
+  if (typeof code === "string" && code.startsWith("commander.")) {
+    return code === "commander.helpDisplayed" || code === "commander.version" || code === "commander.help" ? 0 : 1;
+  }
+  if (isDesiredStateError(error) || isConvergeError(error) || (error as { code?: string }).code === "CONVERGE_CLI") {
+    process.stderr.write(`converge: ${(error as Error).message}\n`);
+    return 1;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`converge: ${message}\n`);
+  if (process.argv.includes("--debug") && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  return 1;
 }

@@ -24,10 +24,12 @@ export class PageTokens {
     const dot = token.indexOf(".");
     if (dot <= 0 || dot !== token.lastIndexOf(".")) return undefined;
     const payload = token.slice(0, dot);
-    const given = Buffer.from(token.slice(dot + 1), "base64url");
-    const expected = Buffer.from(this.#sign(scope, payload), "base64url");
+    // base64url decoding skips stray characters, so compare the text as issued, not the decoded bytes
+    const given = Buffer.from(token.slice(dot + 1), "utf8");
+    const expected = Buffer.from(this.#sign(scope, payload), "utf8");
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-    return Buffer.from(payload, "base64url").toString("utf8");
+    const position = Buffer.from(payload, "base64url").toString("utf8");
+    return Buffer.from(position, "utf8").toString("base64url") === payload ? position : undefined;
   }
 
   #sign(scope: string, payload: string): string {

@@ -4,6 +4,8 @@ import type { z } from "zod";
 export interface FieldIssue {
   readonly name: string;
   readonly message: string;
+  /** The raw path of the field, when known (to locate it in a source file). */
+  readonly path?: ReadonlyArray<PropertyKey>;
 }
 
 const MAX_RENDERED_VALUE = 80;
@@ -49,7 +51,7 @@ export function describeZodIssues(issues: ReadonlyArray<z.core.$ZodIssue>, input
   for (const issue of issues) {
     const name = formatPath(issue.path);
     if (byField.has(name)) continue;
-    byField.set(name, { name, message: describeIssue(issue, input) });
+    byField.set(name, { name, message: describeIssue(issue, input), path: issue.path });
   }
   return [...byField.values()];
 }

@@ -57,8 +57,8 @@ export const ResponseParameters = z.record(
 export const TlsConfig = z.object({ serverNameToVerify: z.string().optional() });
 export const TimeoutInMillis = z.number().int({ error: "expected an integer number of milliseconds" });
 
-/** Route fields a client may set (create), each with its wire type. */
-const routeFields = {
+/** Route fields a client may set (create), each with its wire type; shared with the desired model. */
+export const ROUTE_FIELDS = {
   routeKey: z.string().min(1, { error: "expected a non-empty route key" }),
   authorizationType: AuthorizationType,
   authorizerId: z.string(),
@@ -73,7 +73,7 @@ const routeFields = {
 };
 
 /** Integration fields a client may set (create), each with its wire type. */
-const integrationFields = {
+export const INTEGRATION_FIELDS = {
   description: z.string(),
   integrationType: IntegrationType,
   integrationSubtype: z.string(),
@@ -104,20 +104,20 @@ function patchable<T extends Record<string, z.ZodType>>(fields: T): Patchable<T>
   return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v.nullable().optional()])) as Patchable<T>;
 }
 
-const { routeKey: _routeKey, ...optionalRouteFields } = routeFields;
-export const CreateRouteInput = z.object({ routeKey: routeFields.routeKey, ...optionalized(optionalRouteFields) });
+const { routeKey: _routeKey, ...optionalRouteFields } = ROUTE_FIELDS;
+export const CreateRouteInput = z.object({ routeKey: ROUTE_FIELDS.routeKey, ...optionalized(optionalRouteFields) });
 export type CreateRouteInput = z.infer<typeof CreateRouteInput>;
 /** UpdateRouteInput: every field optional; `null` clears (routeKey cannot be cleared). */
-export const UpdateRouteInput = z.object({ ...patchable(optionalRouteFields), routeKey: routeFields.routeKey.optional() });
+export const UpdateRouteInput = z.object({ ...patchable(optionalRouteFields), routeKey: ROUTE_FIELDS.routeKey.optional() });
 export type UpdateRouteInput = z.infer<typeof UpdateRouteInput>;
 export const Route = CreateRouteInput.extend({ routeId: z.string(), apiGatewayManaged: z.boolean().optional() });
 export type Route = z.infer<typeof Route>;
 
-const { integrationType: _integrationType, ...optionalIntegrationFields } = integrationFields;
-export const CreateIntegrationInput = z.object({ integrationType: integrationFields.integrationType, ...optionalized(optionalIntegrationFields) });
+const { integrationType: _integrationType, ...optionalIntegrationFields } = INTEGRATION_FIELDS;
+export const CreateIntegrationInput = z.object({ integrationType: INTEGRATION_FIELDS.integrationType, ...optionalized(optionalIntegrationFields) });
 export type CreateIntegrationInput = z.infer<typeof CreateIntegrationInput>;
 /** UpdateIntegrationInput: every field optional; `null` clears (integrationType cannot be cleared). */
-export const UpdateIntegrationInput = z.object({ ...patchable(optionalIntegrationFields), integrationType: integrationFields.integrationType.optional() });
+export const UpdateIntegrationInput = z.object({ ...patchable(optionalIntegrationFields), integrationType: INTEGRATION_FIELDS.integrationType.optional() });
 export type UpdateIntegrationInput = z.infer<typeof UpdateIntegrationInput>;
 export const Integration = CreateIntegrationInput.extend({
   integrationId: z.string(),
@@ -220,7 +220,7 @@ export interface IntegrationRuleInput {
  * Every per-protocol rule an integration breaks: protocol-only fields, the timeout range, the three
  * requestParameters shapes, and payloadFormatVersion being required for HTTP APIs.
  */
-export function integrationProtocolIssues(protocol: ProtocolType, integration: IntegrationRuleInput, prefix = ""): FieldIssue[] {
+export function integrationProtocolIssues(protocol: ProtocolType, integration: IntegrationRuleInput, prefix = "", options: { requirePayloadFormatVersion?: boolean } = {}): FieldIssue[] {
   const issues: FieldIssue[] = [];
   const label = PROTOCOL_LABEL[protocol];
   const wrongProtocolFields = protocol === "HTTP" ? WEBSOCKET_ONLY_INTEGRATION_FIELDS : HTTP_ONLY_INTEGRATION_FIELDS;
@@ -236,7 +236,7 @@ export function integrationProtocolIssues(protocol: ProtocolType, integration: I
       message: `${prefix}timeoutInMillis ${timeout} is out of range for ${label}: expected ${range.min} to ${range.max} (default ${range.default})`,
     });
   }
-  if (protocol === "HTTP" && !isSet(integration.payloadFormatVersion)) {
+  if (protocol === "HTTP" && (options.requirePayloadFormatVersion ?? true) && !isSet(integration.payloadFormatVersion)) {
     issues.push({ name: `${prefix}payloadFormatVersion`, message: `${prefix}payloadFormatVersion is required for HTTP APIs (e.g. "1.0" or "2.0")` });
   }
   for (const [key, value] of Object.entries(integration.requestParameters ?? {})) {

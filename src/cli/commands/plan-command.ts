@@ -1,0 +1,36 @@
+import { writeFile } from "node:fs/promises";
+import { DesiredStateError } from "../../desired/desired-state-error.js";
+import { hasChanges, type Plan } from "../../reconcile/model.js";
+import { readAndPlan, toPlanFile } from "../../reconcile/reconcile.js";
+import { renderPlanAsMarkdown, renderPlanAsText } from "../../reconcile/render-plan.js";
+import { connect, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
+import { loadDocuments } from "../desired-input.js";
+
+export interface PlanFlags extends ConnectionFlags, OutputFlags {
+  readonly file: string[];
+  readonly target: string[];
+  readonly out?: string;
+  readonly prune: boolean;
+  readonly parallelism: number;
+}
+
+/** `converge plan`: exit 0 when live matches, 2 when there are changes, 1 on error. */
+export async function planCommand(flags: PlanFlags): Promise<number> {
+  const documents = await loadDocuments(flags.file, flags.target);
+  const clients = connect(flags);
+  try {
+    const { plan, problems } = await readAndPlan(documents, clients, { prune: flags.prune, parallelism: flags.parallelism });
+    if (problems.length > 0) throw new DesiredStateError(problems);
+    if (flags.out) await writeFile(flags.out, `${JSON.stringify(toPlanFile(plan, documents), null, 2)}\n`);
+    process.stdout.write(renderPlan(plan, flags));
+    return hasChanges(plan) ? 2 : 0;
+  } finally {
+    await clients.close();
+  }
+}
+
+export function renderPlan(plan: Plan, flags: OutputFlags): string {
+  if (flags.output === "json") return `${JSON.stringify(plan, null, 2)}\n`;
+  if (flags.output === "markdown") return renderPlanAsMarkdown(plan);
+  return renderPlanAsText(plan, { color: useColor(flags) });
+}

@@ -1,0 +1,61 @@
+import { Option, type Command } from "commander";
+import { Credentials, createClients, type Clients } from "../clients/index.js";
+import type { OutputFormat } from "../reconcile/render-plan.js";
+import { CliError } from "./cli-error.js";
+
+export interface ConnectionFlags {
+  readonly endpoint?: string;
+  readonly accountEndpoint?: string;
+  readonly gatewayEndpoint?: string;
+  readonly tokenFile?: string;
+}
+
+export interface OutputFlags {
+  readonly output: OutputFormat;
+  readonly color: boolean;
+}
+
+/** Adds --endpoint, --account-endpoint, --gateway-endpoint and --token-file. */
+export function withConnectionOptions(command: Command): Command {
+  return command
+    .option("--endpoint <url>", "origin of both services (or CONVERGE_ENDPOINT)")
+    .option("--account-endpoint <url>", "origin of the account service, when it differs")
+    .option("--gateway-endpoint <url>", "origin of the gateway service, when it differs")
+    .option("--token-file <file>", "file holding the bearer token (else CONVERGE_TOKEN)");
+}
+
+/** Adds --output and --no-color. */
+export function withOutputOptions(command: Command): Command {
+  return command
+    .addOption(new Option("--output <format>", "result format").choices(["text", "json", "markdown"]).default("text"))
+    .option("--no-color", "plain text (also NO_COLOR)");
+}
+
+/** Both clients for the flags and environment; the token never leaves the Credentials object. */
+export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): Clients {
+  const endpoint = flags.endpoint ?? env.CONVERGE_ENDPOINT;
+  if (!endpoint && !(flags.accountEndpoint && flags.gatewayEndpoint)) {
+    throw new CliError("no endpoint: pass --endpoint URL or set CONVERGE_ENDPOINT (e.g. http://127.0.0.1:4566 for `converge serve`)");
+  }
+  for (const [flag, value] of [["--endpoint", endpoint], ["--account-endpoint", flags.accountEndpoint], ["--gateway-endpoint", flags.gatewayEndpoint]] as const) {
+    if (value !== undefined && !/^https?:\/\/[^\s/]+/.test(value)) throw new CliError(`${flag} ${JSON.stringify(value)} is not valid: expected an http(s) origin such as http://127.0.0.1:4566`);
+  }
+  const credentials = Credentials.resolve({ tokenFile: flags.tokenFile, env });
+  return createClients({
+    endpoint: (endpoint ?? flags.accountEndpoint)!,
+    ...(flags.accountEndpoint ? { accountEndpoint: flags.accountEndpoint } : {}),
+    ...(flags.gatewayEndpoint ? { gatewayEndpoint: flags.gatewayEndpoint } : {}),
+    credentials,
+  });
+}
+
+/** Colors only on a terminal, and never with --no-color or NO_COLOR. */
+export function useColor(flags: { color?: boolean }, stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
+  return flags.color !== false && stream.isTTY === true && (env.NO_COLOR ?? "") === "";
+}
+
+/** Progress for people: stderr, and only on a terminal. */
+export function progressReporter(stream: NodeJS.WriteStream = process.stderr): (message: string) => void {
+  if (!stream.isTTY) return () => undefined;
+  return (message) => stream.write(`  … ${message}\n`);
+}

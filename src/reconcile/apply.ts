@@ -1,0 +1,75 @@
+import pLimit from "p-limit";
+import type { Clients } from "../clients/index.js";
+import { handlerForOp } from "./kinds/registry.js";
+import type { ApplyContext } from "./kinds/kind-handler.js";
+import type { Plan, PlannedAction } from "./model.js";
+
+export interface ApplyOptions {
+  /** Actions in flight at once within a phase. @default 10 */
+  readonly parallelism?: number;
+  readonly signal?: AbortSignal | undefined;
+  readonly progress?: (message: string) => void;
+  readonly regionSettleTimeoutMs?: number;
+  readonly regionPollIntervalMs?: number;
+}
+
+export interface ActionOutcome {
+  readonly address: string;
+  readonly type: PlannedAction["type"];
+  readonly status: "done" | "failed" | "skipped";
+  readonly error?: string | undefined;
+}
+
+export interface ApplyReport {
+  readonly outcomes: ReadonlyArray<ActionOutcome>;
+  readonly done: number;
+  readonly failed: number;
+}
+
+const EXECUTABLE = new Set<PlannedAction["type"]>(["create", "update", "delete"]);
+
+/**
+ * Executes exactly the planned create, update and delete actions: phase by phase (integrations,
+ * then routes, then route deletes, then integration deletes; contacts and Regions with the
+ * first phase), with bounded concurrency inside a phase. A failed action is reported and does not
+ * stop the others; an action whose integration failed to appear fails with that reason.
+ */
+export async function applyPlan(plan: Plan, clients: Clients, options: ApplyOptions = {}): Promise<ApplyReport> {
+  const context: ApplyContext = {
+    clients,
+    integrationIds: new Map(),
+    signal: options.signal,
+    progress: options.progress ?? (() => undefined),
+    regionSettleTimeoutMs: options.regionSettleTimeoutMs ?? 300_000,
+    regionPollIntervalMs: options.regionPollIntervalMs ?? 250,
+  };
+  for (const action of plan.actions) {
+    const request = action.request;
+    if (request && (request.op === "none" || request.op === "updateIntegration") && request.apiId && request.name && request.integrationId) {
+      context.integrationIds.set(`${request.apiId}/${request.name}`, request.integrationId);
+    }
+  }
+  const limit = pLimit(options.parallelism ?? 10);
+  const outcomes: ActionOutcome[] = [];
+  const phases = [...new Set(plan.actions.map((action) => action.phase))].sort((a, b) => a - b);
+  for (const phase of phases) {
+    const runnable = plan.actions.filter((action) => action.phase === phase && EXECUTABLE.has(action.type) && action.request);
+    await Promise.all(runnable.map((action) => limit(async () => {
+      const handler = handlerForOp(action.request!.op);
+      try {
+        if (!handler) throw new Error(`no handler executes ${action.request!.op}`);
+        context.progress(`${verb(action)} ${action.address}`);
+        await handler.execute(action.request!, context);
+        outcomes.push({ address: action.address, type: action.type, status: "done" });
+      } catch (error) {
+        outcomes.push({ address: action.address, type: action.type, status: "failed", error: error instanceof Error ? error.message : String(error) });
+      }
+    })));
+  }
+  const failed = outcomes.filter((outcome) => outcome.status === "failed").length;
+  return { outcomes, done: outcomes.length - failed, failed };
+}
+
+function verb(action: PlannedAction): string {
+  return action.type === "create" ? "creating" : action.type === "update" ? "updating" : "deleting";
+}

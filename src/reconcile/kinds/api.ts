@@ -1,0 +1,53 @@
+import type { ApiDocument } from "../../desired/schema.js";
+import { PHASE, type PlannedAction } from "../model.js";
+import { apiRefKey, problemAt, type KindHandler } from "./kind-handler.js";
+import { integrationAddress, routeAddress } from "./gateway-common.js";
+
+/**
+ * Api: declares that converge owns an API's routes and integrations. With `prune: true` (or
+ * --prune) every live route and integration no document declares is deleted; the protections
+ * still refuse managed resources and integrations a live route targets.
+ */
+export const apiHandler: KindHandler<ApiDocument> = {
+  kind: "Api",
+  planOrder: 4,
+  ops: [],
+
+  identity: (document) => apiRefKey(document.api),
+  displayName: (document) => apiRefKey(document.api),
+  needs: (document) => [{ type: "api", ref: document.api, protocolType: document.spec.protocolType }],
+  crossCheck: () => [],
+
+  plan(loaded, context) {
+    const document = loaded.document;
+    const resolved = context.resolveApi(document.api);
+    if ("problem" in resolved) return { actions: [], problems: [problemAt(loaded, ["api"], resolved.problem)] };
+    const { apiId, protocolType } = resolved;
+    if (document.spec.protocolType && protocolType && document.spec.protocolType !== protocolType) {
+      return { actions: [], problems: [problemAt(loaded, ["spec", "protocolType"], `spec.protocolType ${JSON.stringify(document.spec.protocolType)} does not match API ${apiId}, which is ${protocolType}`)] };
+    }
+    if (!document.spec.prune && !context.prune) return { actions: [], problems: [] };
+    const live = context.live.apis[apiId]!;
+    const actions: PlannedAction[] = [];
+    const reason = `pruned: API ${apiId} is declared owned (kind: Api) and no document declares it`;
+    for (const route of live.routes) {
+      if (context.isClaimed("routes", apiId, route.routeId)) continue;
+      actions.push({
+        kind: "Route", address: routeAddress(apiId, route.routeKey), name: route.routeKey, identity: `${apiId}/${route.routeKey}`, source: loaded.source,
+        type: "delete", phase: PHASE.routeDeletes, changes: [], reason, request: { op: "deleteRoute", apiId, routeId: route.routeId },
+      });
+    }
+    for (const integration of live.integrations) {
+      if (context.isClaimed("integrations", apiId, integration.integrationId)) continue;
+      actions.push({
+        kind: "Integration", address: integrationAddress(apiId, integration.integrationId), name: integration.integrationId, identity: `${apiId}/${integration.integrationId}`, source: loaded.source,
+        type: "delete", phase: PHASE.integrationDeletes, changes: [], reason, request: { op: "deleteIntegration", apiId, integrationId: integration.integrationId },
+      });
+    }
+    return { actions, problems: [] };
+  },
+
+  async execute() {
+    // Api documents plan route and integration deletes, which the Route and Integration handlers execute
+  },
+};

@@ -1,0 +1,178 @@
+import type { IntegrationDocument } from "../../desired/schema.js";
+import { TIMEOUT_RANGE_BY_PROTOCOL, type Integration, type ProtocolType } from "../../spec/gateway.js";
+import { collect, isAmbiguousWrite } from "../../clients/index.js";
+import { bodyOf, deepEqual, diffFields, patchOf } from "../diff.js";
+import { PHASE, type PlannedAction } from "../model.js";
+import { apiRefKey, problemAt, type ApplyContext, type KindHandler } from "./kind-handler.js";
+import { integrationAddress, protocolProblems } from "./gateway-common.js";
+
+/** The fields that identify an integration when no integrationId is pinned (DESIGN.md §3). */
+export const NATURAL_KEY_FIELDS = ["integrationType", "integrationUri", "integrationMethod", "connectionType", "connectionId", "integrationSubtype"] as const;
+
+const NATURAL_KEY_DEFAULTS: Readonly<Record<string, unknown>> = { connectionType: "INTERNET" };
+
+/**
+ * Whether a live integration matches a document's natural key: every key field the document sets
+ * equals the live one (server defaults filled in); a field set to null must be absent; an omitted
+ * field matches anything.
+ */
+export function matchesNaturalKey(spec: Readonly<Record<string, unknown>>, live: Integration): boolean {
+  return NATURAL_KEY_FIELDS.every((field) => {
+    const want = spec[field];
+    if (want === undefined) return true;
+    const have = (live as Record<string, unknown>)[field] ?? NATURAL_KEY_DEFAULTS[field] ?? null;
+    return want === null ? have === null || deepEqual(have, NATURAL_KEY_DEFAULTS[field]) : deepEqual(want, have);
+  });
+}
+
+function integrationDefaults(protocol: ProtocolType | undefined): Record<string, unknown> {
+  return { connectionType: "INTERNET", ...(protocol ? { timeoutInMillis: TIMEOUT_RANGE_BY_PROTOCOL[protocol].default } : {}) };
+}
+
+function describeCandidate(integration: Integration): string {
+  const parts = [integration.integrationId, integration.integrationType, integration.integrationMethod, integration.integrationUri].filter(Boolean);
+  return parts.join(" ");
+}
+
+/** Integration: identity = a pinned integrationId, else the natural key; several live matches are refused with the candidates. */
+export const integrationHandler: KindHandler<IntegrationDocument> = {
+  kind: "Integration",
+  planOrder: 0,
+  ops: ["createIntegration", "updateIntegration", "deleteIntegration"],
+
+  identity: (document) => `${apiRefKey(document.api)}/${document.name}`,
+  displayName: (document) => document.name,
+  needs: (document) => [{ type: "api", ref: document.api }],
+
+  crossCheck(loaded, index) {
+    const document = loaded.document;
+    const key = apiRefKey(document.api);
+    const problems = [];
+    const protocol = index.declaredProtocol(key);
+    if (protocol) problems.push(...protocolProblems(loaded, protocol));
+    if (document.spec.integrationId === undefined && document.ensure === "present") {
+      const naturalKey = NATURAL_KEY_FIELDS.map((field) => document.spec[field]);
+      const twin = index.documents.find((other) => other !== loaded && other.document.kind === "Integration"
+        && apiRefKey(other.document.api) === key && other.document.spec.integrationId === undefined && other.document.ensure === "present"
+        && deepEqual(NATURAL_KEY_FIELDS.map((field) => (other.document as IntegrationDocument).spec[field]), naturalKey));
+      if (twin) {
+        problems.push(problemAt(loaded, ["spec"], `integration ${JSON.stringify(document.name)} has the same natural key (${NATURAL_KEY_FIELDS.join(", ")}) as ${JSON.stringify((twin.document as IntegrationDocument).name)} at ${twin.source.file}:${twin.source.line}: pin one with spec.integrationId`));
+      }
+    }
+    return problems;
+  },
+
+  plan(loaded, context) {
+    const document = loaded.document;
+    const resolved = context.resolveApi(document.api);
+    if ("problem" in resolved) return { actions: [], problems: [problemAt(loaded, ["api"], resolved.problem)] };
+    const { apiId, protocolType } = resolved;
+    const problems = protocolType ? protocolProblems(loaded, protocolType) : [];
+    if (problems.length > 0) return { actions: [], problems };
+    const liveApi = context.live.apis[apiId]!;
+    const address = integrationAddress(apiId, document.name);
+    const base = { kind: "Integration" as const, address, name: document.name, identity: `${apiId}/${document.name}`, source: loaded.source };
+    const action = (fields: Omit<PlannedAction, keyof typeof base>): PlannedAction => ({ ...base, ...fields });
+    const spec = document.spec as Record<string, unknown>;
+
+    let match: Integration | undefined;
+    if (document.spec.integrationId !== undefined) {
+      match = liveApi.integrations.find((live) => live.integrationId === document.spec.integrationId);
+      if (!match && document.ensure === "present") {
+        return { problems: [], actions: [action({ type: "refused", phase: PHASE.integrations, changes: [], reason: `pinned integrationId ${document.spec.integrationId} does not exist in API ${apiId}: remove the pin to create a new integration` })] };
+      }
+    } else {
+      const candidates = liveApi.integrations.filter((live) => !context.isClaimed("integrations", apiId, live.integrationId) && matchesNaturalKey(spec, live));
+      if (candidates.length > 1) {
+        return {
+          actions: [],
+          problems: [problemAt(loaded, ["spec"], `integration ${JSON.stringify(document.name)} matches ${candidates.length} live integrations of API ${apiId} by its natural key (${NATURAL_KEY_FIELDS.join(", ")}): ${candidates.map(describeCandidate).join("; ")}. Pin the one you mean with spec.integrationId`)],
+        };
+      }
+      match = candidates[0];
+    }
+
+    if (document.ensure === "absent") {
+      if (!match) return { problems: [], actions: [action({ type: "no-op", phase: PHASE.integrationDeletes, changes: [] })] };
+      context.claim("integrations", apiId, match.integrationId);
+      return { problems: [], actions: [action({ type: "delete", phase: PHASE.integrationDeletes, changes: [], reason: "ensure: absent", request: { op: "deleteIntegration", apiId, integrationId: match.integrationId } })] };
+    }
+    if (!match) {
+      const createProblems = protocolType ? protocolProblems(loaded, protocolType, true) : [];
+      if (createProblems.length > 0) return { actions: [], problems: createProblems };
+      context.resolveIntegrationName(apiId, document.name, "pending");
+      const body = bodyOf(spec, ["integrationId"]);
+      return {
+        problems: [],
+        actions: [action({
+          type: "create",
+          phase: PHASE.integrations,
+          changes: Object.entries(body).map(([path, after]) => ({ path, before: null, after })),
+          request: { op: "createIntegration", apiId, name: document.name, body },
+        })],
+      };
+    }
+    context.claim("integrations", apiId, match.integrationId);
+    context.resolveIntegrationName(apiId, document.name, match.integrationId);
+    const changes = diffFields(spec, match as Record<string, unknown>, { defaults: integrationDefaults(protocolType), ignore: ["integrationId"] });
+    const known = { op: "none" as const, apiId, name: document.name, integrationId: match.integrationId };
+    if (changes.length === 0) return { problems: [], actions: [action({ type: "no-op", phase: PHASE.integrations, changes, request: known })] };
+    return {
+      problems: [],
+      actions: [action({
+        type: "update",
+        phase: PHASE.integrations,
+        changes,
+        request: { op: "updateIntegration", apiId, name: document.name, integrationId: match.integrationId, patch: patchOf(changes) },
+      })],
+    };
+  },
+
+  async execute(request, context) {
+    const gateway = context.clients.gateway;
+    const signal = context.signal;
+    switch (request.op) {
+      case "createIntegration":
+        context.integrationIds.set(`${request.apiId}/${request.name}`, await createIntegrationOnce(request.apiId, request.body, context));
+        return;
+      case "updateIntegration":
+        await gateway.updateIntegration(request.apiId, request.integrationId, request.patch, { signal });
+        context.integrationIds.set(`${request.apiId}/${request.name}`, request.integrationId);
+        return;
+      case "deleteIntegration":
+        await gateway.deleteIntegration(request.apiId, request.integrationId, { signal });
+        return;
+      default:
+        return;
+    }
+  },
+};
+
+const CREATE_ATTEMPTS = 4;
+
+/**
+ * Creates an integration without ever duplicating it: after an ambiguous failure, the API's
+ * integrations are read again and one matching the body adopted before any new attempt. (Planning
+ * matched every live integration with this natural key already, and two documents never share one,
+ * so a match that no document claims was made by this create.)
+ */
+async function createIntegrationOnce(apiId: string, body: Readonly<Record<string, unknown>>, context: ApplyContext): Promise<string> {
+  const gateway = context.clients.gateway;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return (await gateway.createIntegration(apiId, body as Parameters<typeof gateway.createIntegration>[1], { signal: context.signal })).integrationId;
+    } catch (error) {
+      if (!isAmbiguousWrite(error) || attempt >= CREATE_ATTEMPTS) throw error;
+      const appeared = (await collect(gateway.integrations(apiId, { signal: context.signal })))
+        .filter((live) => !claimedIds(context).has(live.integrationId) && matchesNaturalKey(body, live));
+      if (appeared.length > 0) {
+        context.progress(`adopted integration ${appeared[0]!.integrationId} created by an attempt whose answer was lost`);
+        return appeared[0]!.integrationId;
+      }
+    }
+  }
+}
+
+function claimedIds(context: ApplyContext): Set<string> {
+  return new Set(context.integrationIds.values());
+}

@@ -1,0 +1,119 @@
+import type { AlternateContact, Region } from "../spec/account.js";
+import type { Integration, ProtocolType, Route } from "../spec/gateway.js";
+import type { Kind } from "../desired/schema.js";
+import type { SourceLocation } from "../desired/desired-state-error.js";
+
+/**
+ * The data the reconciler reads, plans and applies. Everything here is plain JSON, so that a plan
+ * can be written to a file, read back and applied, and so that plans compare by value.
+ */
+
+/** Live state of one API, as far as it was read. */
+export interface LiveApi {
+  readonly apiId: string;
+  readonly name?: string | undefined;
+  readonly protocolType?: ProtocolType | undefined;
+  readonly routes: ReadonlyArray<Route>;
+  readonly integrations: ReadonlyArray<Integration>;
+}
+
+/** `self` stands for the caller's own account (no AccountId sent). */
+export type AccountKey = string;
+export const SELF: AccountKey = "self";
+
+export interface LiveState {
+  readonly apis: Readonly<Record<string, LiveApi>>;
+  /** API IDs by name, when some document referenced an API by name. */
+  readonly apiIdsByName: Readonly<Record<string, ReadonlyArray<string>>>;
+  /** `<account>/<type>` → the contact, or null when the account has none. */
+  readonly contacts: Readonly<Record<string, AlternateContact | null>>;
+  /** account → Region → status. */
+  readonly regions: Readonly<Record<AccountKey, Readonly<Record<string, Region["RegionOptStatus"]>>>>;
+}
+
+/** What must be read before planning. */
+export type LiveNeed =
+  | { readonly type: "api"; readonly ref: string | { readonly name: string }; readonly protocolType?: ProtocolType | undefined }
+  | { readonly type: "contact"; readonly account: AccountKey; readonly contactType: AlternateContact["AlternateContactType"] }
+  | { readonly type: "regions"; readonly account: AccountKey };
+
+export type ActionType = "create" | "update" | "delete" | "no-op" | "refused";
+
+/** One field that differs: its path in the document's spec, the live value and the desired one. */
+export interface FieldChange {
+  readonly path: string;
+  readonly before: unknown;
+  readonly after: unknown;
+}
+
+/**
+ * One planned action. `request` holds exactly what apply sends (kind-specific JSON); apply runs
+ * it and nothing else.
+ */
+export interface PlannedAction {
+  /** Stable address, e.g. `Route/a1b2c3d4e5/GET /orders`. */
+  readonly address: string;
+  readonly kind: Kind;
+  readonly type: ActionType;
+  /** Display name (for --target KIND/NAME). */
+  readonly name: string;
+  /** Identity key the action is sharded and matched by. */
+  readonly identity: string;
+  readonly source?: SourceLocation | undefined;
+  readonly changes: ReadonlyArray<FieldChange>;
+  /** Why: the reason of a refusal, or of a delete ("ensure: absent", "pruned: not declared"). */
+  readonly reason?: string | undefined;
+  /** Apply order: lower phases first; actions of one phase run concurrently. */
+  readonly phase: number;
+  readonly request?: ActionRequest | undefined;
+}
+
+export type ActionRequest =
+  | { readonly op: "putContact"; readonly account: AccountKey; readonly contact: AlternateContact }
+  | { readonly op: "deleteContact"; readonly account: AccountKey; readonly contactType: AlternateContact["AlternateContactType"] }
+  | { readonly op: "setRegion"; readonly account: AccountKey; readonly region: string; readonly enabled: boolean }
+  | { readonly op: "createIntegration"; readonly apiId: string; readonly name: string; readonly body: Readonly<Record<string, unknown>> }
+  | { readonly op: "updateIntegration"; readonly apiId: string; readonly name: string; readonly integrationId: string; readonly patch: Readonly<Record<string, unknown>> }
+  | { readonly op: "deleteIntegration"; readonly apiId: string; readonly integrationId: string }
+  | { readonly op: "createRoute"; readonly apiId: string; readonly body: Readonly<Record<string, unknown>>; readonly targetIntegration?: string | undefined }
+  | { readonly op: "updateRoute"; readonly apiId: string; readonly routeId: string; readonly patch: Readonly<Record<string, unknown>>; readonly targetIntegration?: string | undefined }
+  | { readonly op: "deleteRoute"; readonly apiId: string; readonly routeId: string }
+  | { readonly op: "none"; readonly apiId?: string; readonly name?: string; readonly integrationId?: string };
+
+/** Phases of apply (DESIGN.md §3: integrations before the routes that target them; deletes last, routes before integrations). */
+export const PHASE = {
+  independent: 0,
+  integrations: 0,
+  routes: 1,
+  routeDeletes: 2,
+  integrationDeletes: 3,
+} as const;
+
+export interface PlanSummary {
+  readonly create: number;
+  readonly update: number;
+  readonly delete: number;
+  readonly noop: number;
+  readonly refused: number;
+}
+
+export const PLAN_FORMAT_VERSION = 1;
+
+/** A plan as `plan --out` writes it and `apply PLAN.json` reads it (README, "Plan JSON"). */
+export interface Plan {
+  readonly formatVersion: typeof PLAN_FORMAT_VERSION;
+  /** Hash of the live state the plan was made from; apply refuses when live state has changed. */
+  readonly liveFingerprint: string;
+  readonly prune: boolean;
+  readonly actions: ReadonlyArray<PlannedAction>;
+  readonly summary: PlanSummary;
+}
+
+export function summarize(actions: ReadonlyArray<PlannedAction>): PlanSummary {
+  const count = (type: ActionType) => actions.filter((a) => a.type === type).length;
+  return { create: count("create"), update: count("update"), delete: count("delete"), noop: count("no-op"), refused: count("refused") };
+}
+
+export function hasChanges(plan: Pick<Plan, "summary">): boolean {
+  return plan.summary.create + plan.summary.update + plan.summary.delete > 0;
+}

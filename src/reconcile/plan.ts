@@ -1,0 +1,99 @@
+import { createHash } from "node:crypto";
+import type { DesiredStateProblem } from "../desired/desired-state-error.js";
+import type { LoadedDocument } from "../desired/load.js";
+import type { ApiRef, Kind } from "../desired/schema.js";
+import type { ProtocolType } from "../spec/gateway.js";
+import { canonicalJson } from "./diff.js";
+import { handlerOf, kindsInPlanOrder } from "./kinds/registry.js";
+import type { PlanContext } from "./kinds/kind-handler.js";
+import { PLAN_FORMAT_VERSION, summarize, type LiveNeed, type LiveState, type Plan, type PlannedAction } from "./model.js";
+import { applyProtections } from "./protections.js";
+
+export interface PlanOptions {
+  /** Prune every API an `Api` document declares, as if each said `prune: true`. */
+  readonly prune?: boolean;
+}
+
+export interface PlanResult {
+  readonly plan: Plan;
+  /** Problems found only with live state (an unknown API, an ambiguous match, a rule of the live protocol). */
+  readonly problems: ReadonlyArray<DesiredStateProblem>;
+}
+
+/** The live reads a set of documents needs, deduplicated. */
+export function needsOf(documents: ReadonlyArray<LoadedDocument>): LiveNeed[] {
+  const byKey = new Map<string, LiveNeed>();
+  for (const loaded of documents) {
+    for (const need of handlerOf(loaded.document.kind).needs(loaded.document)) {
+      const key = need.type === "api" ? `api:${typeof need.ref === "string" ? need.ref : `name:${need.ref.name}`}`
+        : need.type === "contact" ? `contact:${need.account}/${need.contactType}` : `regions:${need.account}`;
+      const existing = byKey.get(key);
+      if (!existing || (need.type === "api" && need.protocolType)) byKey.set(key, need);
+    }
+  }
+  return [...byKey.values()];
+}
+
+/** A stable hash of live state: equal states, equal fingerprints. */
+export function fingerprint(live: LiveState): string {
+  return createHash("sha256").update(canonicalJson(live)).digest("hex");
+}
+
+/**
+ * Plans the actions that make live state match the documents. Pure and synchronous: it reads only
+ * its arguments and returns JSON-serializable data. Integrations plan before the routes that target
+ * them, `Api` documents last (pruning what nothing claimed); then the protections refuse what is unsafe.
+ */
+export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, options: PlanOptions = {}): PlanResult {
+  const context = createPlanContext(live, options);
+  const problems: DesiredStateProblem[] = [];
+  const actions: PlannedAction[] = [];
+  const order = new Map<Kind, number>(kindsInPlanOrder().map((kind, index) => [kind, index]));
+  const sorted = [...documents].sort((a, b) => order.get(a.document.kind)! - order.get(b.document.kind)!);
+  for (const loaded of sorted) {
+    const result = handlerOf(loaded.document.kind).plan(loaded, context);
+    actions.push(...result.actions);
+    problems.push(...result.problems);
+  }
+  const protectedActions = applyProtections(actions, live)
+    .map((action, index) => ({ action, index }))
+    .sort((a, b) => a.action.phase - b.action.phase || a.index - b.index)
+    .map(({ action }) => action);
+  return {
+    plan: {
+      formatVersion: PLAN_FORMAT_VERSION,
+      liveFingerprint: fingerprint(live),
+      prune: options.prune ?? false,
+      actions: protectedActions,
+      summary: summarize(protectedActions),
+    },
+    problems,
+  };
+}
+
+function createPlanContext(live: LiveState, options: PlanOptions): PlanContext {
+  const claimed = new Set<string>();
+  const integrationNames = new Map<string, string>();
+  return {
+    live,
+    prune: options.prune ?? false,
+    resolveApi(ref: ApiRef) {
+      let apiId: string;
+      if (typeof ref === "string") {
+        apiId = ref;
+      } else {
+        const ids = live.apiIdsByName[ref.name] ?? [];
+        if (ids.length === 0) return { problem: `no API is named ${JSON.stringify(ref.name)} in this account` };
+        if (ids.length > 1) return { problem: `${ids.length} APIs are named ${JSON.stringify(ref.name)} (${ids.join(", ")}): reference one by its apiId` };
+        apiId = ids[0]!;
+      }
+      const api = live.apis[apiId];
+      if (!api) return { problem: `API ${apiId} does not exist in this account (or the token may not read it)` };
+      return { apiId, protocolType: api.protocolType as ProtocolType | undefined };
+    },
+    claim: (collection, apiId, id) => void claimed.add(`${collection}/${apiId}/${id}`),
+    isClaimed: (collection, apiId, id) => claimed.has(`${collection}/${apiId}/${id}`),
+    resolveIntegrationName: (apiId, name, integrationId) => void integrationNames.set(`${apiId}/${name}`, integrationId),
+    integrationIdOf: (apiId, name) => integrationNames.get(`${apiId}/${name}`),
+  };
+}

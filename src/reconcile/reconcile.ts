@@ -1,0 +1,50 @@
+import { z } from "zod";
+import type { Clients } from "../clients/index.js";
+import type { LoadedDocument } from "../desired/load.js";
+import { AnyDocument } from "../desired/schema.js";
+import type { SourceLocation } from "../desired/desired-state-error.js";
+import { PLAN_FORMAT_VERSION, type LiveState, type Plan } from "./model.js";
+import { needsOf, plan, type PlanResult } from "./plan.js";
+import { readLive } from "./read-live.js";
+
+export interface ReconcileOptions {
+  readonly prune?: boolean;
+  readonly parallelism?: number;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** Reads the live state the documents need, then plans against it. */
+export async function readAndPlan(documents: ReadonlyArray<LoadedDocument>, clients: Clients, options: ReconcileOptions = {}): Promise<PlanResult & { live: LiveState }> {
+  const live = await readLive(needsOf(documents), clients, { parallelism: options.parallelism, signal: options.signal });
+  return { ...plan(documents, live, { prune: options.prune ?? false }), live };
+}
+
+/** A plan as written by `plan --out`: the plan plus the documents it was made from (to re-read and verify). */
+export interface PlanFile extends Plan {
+  readonly documents: ReadonlyArray<{ readonly document: unknown; readonly source: SourceLocation }>;
+}
+
+export function toPlanFile(planned: Plan, documents: ReadonlyArray<LoadedDocument>): PlanFile {
+  return { ...planned, documents: documents.map((loaded) => ({ document: loaded.document, source: loaded.source })) };
+}
+
+const PlanFileShape = z.object({
+  formatVersion: z.literal(PLAN_FORMAT_VERSION),
+  liveFingerprint: z.string(),
+  prune: z.boolean(),
+  actions: z.array(z.object({ address: z.string(), kind: z.string(), type: z.enum(["create", "update", "delete", "no-op", "refused"]), phase: z.number() }).passthrough()),
+  summary: z.object({ create: z.number(), update: z.number(), delete: z.number(), noop: z.number(), refused: z.number() }),
+  documents: z.array(z.object({ document: AnyDocument, source: z.object({ file: z.string(), line: z.number(), column: z.number() }) })),
+});
+
+/** Reads a plan file back: its plan, and its documents (located at their original sources). */
+export function fromPlanFile(json: unknown, file: string): { plan: Plan; documents: LoadedDocument[] } {
+  const parsed = PlanFileShape.safeParse(json);
+  if (!parsed.success) {
+    throw new Error(`${file} is not a converge plan (formatVersion ${PLAN_FORMAT_VERSION}): ${parsed.error.issues.slice(0, 3).map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
+  }
+  const { documents: rawDocuments, ...planned } = json as PlanFile;
+  const documents = parsed.data.documents.map((entry): LoadedDocument => ({ document: entry.document, source: entry.source, locate: () => entry.source }));
+  void rawDocuments;
+  return { plan: planned as Plan, documents };
+}
