@@ -17,7 +17,8 @@ export function renderValue(value: unknown): string {
   try {
     text = JSON.stringify(value) ?? String(value);
   } catch {
-    text = String(value);
+    // too deeply nested (stack overflow) or cyclic: String() may throw too
+    text = Array.isArray(value) ? "[…]" : typeof value === "object" && value !== null ? "{…}" : "(value cannot be shown)";
   }
   return text.length > MAX_RENDERED_VALUE ? `${text.slice(0, MAX_RENDERED_VALUE)}…` : text;
 }

@@ -66,7 +66,7 @@ export class AccountService {
   }
 
   async #putAlternateContact(call: OperationCall): Promise<OperationReply> {
-    const input = parseInput(ACCOUNT_OPERATIONS.PutAlternateContact.request, call.body, accountDialect);
+    const input = parseInput(ACCOUNT_OPERATIONS.PutAlternateContact.request, bodyOf(call), accountDialect);
     const account = resolveTargetAccount(this.#world, call.identity, input.AccountId);
     const contact: AlternateContact = {
       AlternateContactType: input.AlternateContactType,
@@ -80,7 +80,7 @@ export class AccountService {
   }
 
   #getAlternateContact(call: OperationCall): OperationReply {
-    const input = parseInput(ACCOUNT_OPERATIONS.GetAlternateContact.request, call.body, accountDialect);
+    const input = parseInput(ACCOUNT_OPERATIONS.GetAlternateContact.request, bodyOf(call), accountDialect);
     const account = resolveTargetAccount(this.#world, call.identity, input.AccountId);
     const contact = this.#contacts.map.get(`${account}/${input.AlternateContactType}`);
     if (!contact) throw accountErrors.notFound(`account ${account} has no ${input.AlternateContactType} alternate contact`);
@@ -88,7 +88,7 @@ export class AccountService {
   }
 
   async #deleteAlternateContact(call: OperationCall): Promise<OperationReply> {
-    const input = parseInput(ACCOUNT_OPERATIONS.DeleteAlternateContact.request, call.body, accountDialect);
+    const input = parseInput(ACCOUNT_OPERATIONS.DeleteAlternateContact.request, bodyOf(call), accountDialect);
     const account = resolveTargetAccount(this.#world, call.identity, input.AccountId);
     const key = `${account}/${input.AlternateContactType}`;
     if (!this.#contacts.map.has(key)) throw accountErrors.notFound(`account ${account} has no ${input.AlternateContactType} alternate contact`);
@@ -97,7 +97,7 @@ export class AccountService {
   }
 
   #listRegions(call: OperationCall): OperationReply {
-    const input = parseInput(ACCOUNT_OPERATIONS.ListRegions.request, call.body, accountDialect);
+    const input = parseInput(ACCOUNT_OPERATIONS.ListRegions.request, bodyOf(call), accountDialect);
     const account = resolveTargetAccount(this.#world, call.identity, input.AccountId);
     const filter = input.RegionOptStatusContains ? new Set<OptStatus>(input.RegionOptStatusContains) : undefined;
     const scope = `ListRegions\u0000${account}\u0000${filter ? [...filter].sort().join(",") : "*"}`;
@@ -131,7 +131,7 @@ export class AccountService {
   }
 
   #getRegionOptStatus(call: OperationCall): OperationReply {
-    const input = parseInput(ACCOUNT_OPERATIONS.GetRegionOptStatus.request, call.body, accountDialect);
+    const input = parseInput(ACCOUNT_OPERATIONS.GetRegionOptStatus.request, bodyOf(call), accountDialect);
     const account = resolveTargetAccount(this.#world, call.identity, input.AccountId);
     this.#requireRegion(input.RegionName);
     return { status: 200, body: { RegionName: input.RegionName, RegionOptStatus: this.#statusOf(account, input.RegionName) } };
@@ -139,7 +139,7 @@ export class AccountService {
 
   async #changeRegion(call: OperationCall, change: "enable" | "disable"): Promise<OperationReply> {
     const schema = change === "enable" ? ACCOUNT_OPERATIONS.EnableRegion.request : ACCOUNT_OPERATIONS.DisableRegion.request;
-    const input = parseInput(schema, call.body, accountDialect);
+    const input = parseInput(schema, bodyOf(call), accountDialect);
     const account = resolveTargetAccount(this.#world, call.identity, input.AccountId);
     const region = input.RegionName;
     this.#requireRegion(region);
@@ -176,6 +176,14 @@ export class AccountService {
     if (override.settleAt !== undefined && this.#now() >= override.settleAt) return SETTLED[override.status] ?? override.status;
     return override.status;
   }
+}
+
+/**
+ * The request body to validate: an empty body reads as `{}`, so that ListRegions (every field
+ * optional) accepts it and the other operations name each missing required field.
+ */
+function bodyOf(call: OperationCall): unknown {
+  return call.body === undefined ? {} : call.body;
 }
 
 /** Index of the first name strictly greater than `key` in a sorted array. */

@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startService, type RunningService } from "../../src/service/index.js";
+import { expectAccountError, expectEmptySuccess, expectValidation, pollUntil } from "../support/account-expect.js";
+import { accountCall } from "../support/http.js";
+import { testWorld } from "../support/worlds.js";
+
+const TRANSITION_MS = 250;
+
+const FAST_CATALOG = [
+  { regionName: "ap-east-1", optStatus: "DISABLED" },
+  { regionName: "af-south-1", optStatus: "DISABLED" },
+  { regionName: "ap-south-1", optStatus: "DISABLED" },
+  { regionName: "il-central-1", optStatus: "DISABLED" },
+  { regionName: "me-south-1", optStatus: "ENABLED" },
+  { regionName: "me-central-1", optStatus: "ENABLED" },
+  { regionName: "eu-south-1", optStatus: "ENABLING" },
+  { regionName: "ap-south-2", optStatus: "DISABLING" },
+  { regionName: "us-east-1", optStatus: "ENABLED_BY_DEFAULT" },
+  { regionName: "eu-west-1", optStatus: "ENABLED_BY_DEFAULT" },
+] as const;
+
+const SLOW_CATALOG = [
+  { regionName: "ap-east-1", optStatus: "DISABLED" },
+  { regionName: "il-central-1", optStatus: "DISABLED" },
+  { regionName: "mx-central-1", optStatus: "ENABLED" },
+  { regionName: "us-east-1", optStatus: "ENABLED_BY_DEFAULT" },
+] as const;
+
+/** Regions settle after TRANSITION_MS. */
+let fast: RunningService;
+/** Regions stay mid-transition for the whole run, so that transitional states can be asserted without racing the clock. */
+let slow: RunningService;
+
+beforeAll(async () => {
+  [fast, slow] = await Promise.all([
+    startService({ port: 0, world: testWorld({ regions: [...FAST_CATALOG], regionTransitionMs: TRANSITION_MS }) }),
+    startService({ port: 0, world: testWorld({ regions: [...SLOW_CATALOG], regionTransitionMs: 600_000 }) }),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([fast?.close(), slow?.close()]);
+});
+
+async function statusOf(service: RunningService, regionName: string, token = "admin-token", accountId?: string): Promise<string> {
+  const result = await accountCall(service, "GetRegionOptStatus", { RegionName: regionName, ...(accountId ? { AccountId: accountId } : {}) }, token);
+  expect(result.status).toBe(200);
+  expect(result.json.RegionName).toBe(regionName);
+  return result.json.RegionOptStatus as string;
+}
+
+async function listedStatus(service: RunningService, regionName: string, body: Record<string, unknown> = {}): Promise<string | undefined> {
+  const result = await accountCall(service, "ListRegions", body);
+  expect(result.status).toBe(200);
+  return (result.json.Regions as Array<{ RegionName: string; RegionOptStatus: string }>).find((r) => r.RegionName === regionName)?.RegionOptStatus;
+}
+
+/** Polls GetRegionOptStatus until the Region reaches `status`; returns when it was first seen there. */
+async function waitForStatus(service: RunningService, regionName: string, status: string): Promise<number> {
+  const { at } = await pollUntil(() => statusOf(service, regionName), (current) => current === status, { timeoutMs: 5_000 });
+  return at;
+}
+
+describe("GetRegionOptStatus", () => {
+  it.each(FAST_CATALOG.map((r) => [r.regionName, r.optStatus]))("returns the catalog status of %s (%s)", async (regionName, optStatus) => {
+    const result = await accountCall(fast, "GetRegionOptStatus", { RegionName: regionName }, "standalone-token");
+    expect(result.status).toBe(200);
+    expect(result.headers["content-type"]).toBe("application/json");
+    expect(result.json).toEqual({ RegionName: regionName, RegionOptStatus: optStatus });
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ["an unknown Region", { RegionName: "xx-nowhere-1" }],
+    ["a Region name in the wrong case", { RegionName: "US-EAST-1" }],
+    ["a Region name with a trailing space", { RegionName: "us-east-1 " }],
+    ["an empty RegionName", { RegionName: "" }],
+    ["a RegionName of 51 characters", { RegionName: "r".repeat(51) }],
+    ["a RegionName that is a number", { RegionName: 1 }],
+    ["no RegionName", {}],
+  ])("rejects %s naming RegionName", async (_label, body) => {
+    expectValidation(await accountCall(fast, "GetRegionOptStatus", body), ["RegionName"]);
+  });
+});
+
+describe("EnableRegion and DisableRegion", () => {
+  it("moves a DISABLED Region to ENABLING, then to ENABLED once regionTransitionMs has passed", async () => {
+    const startedAt = Date.now();
+    expectEmptySuccess(await accountCall(fast, "EnableRegion", { RegionName: "ap-east-1" }));
+    expect(await statusOf(fast, "ap-east-1")).toBe("ENABLING");
+    const enabledAt = await waitForStatus(fast, "ap-east-1", "ENABLED");
+    expect(enabledAt - startedAt).toBeGreaterThanOrEqual(TRANSITION_MS);
+    expect(await listedStatus(fast, "ap-east-1")).toBe("ENABLED");
+  });
+
+  it("moves an ENABLED Region to DISABLING, then to DISABLED once regionTransitionMs has passed", async () => {
+    const startedAt = Date.now();
+    expectEmptySuccess(await accountCall(fast, "DisableRegion", { RegionName: "me-south-1" }));
+    expect(await statusOf(fast, "me-south-1")).toBe("DISABLING");
+    const disabledAt = await waitForStatus(fast, "me-south-1", "DISABLED");
+    expect(disabledAt - startedAt).toBeGreaterThanOrEqual(TRANSITION_MS);
+    expect(await listedStatus(fast, "me-south-1")).toBe("DISABLED");
+  });
+
+  it("enables, disables and enables the same Region again", async () => {
+    expectEmptySuccess(await accountCall(fast, "EnableRegion", { RegionName: "af-south-1" }));
+    await waitForStatus(fast, "af-south-1", "ENABLED");
+    expectEmptySuccess(await accountCall(fast, "DisableRegion", { RegionName: "af-south-1" }));
+    expect(await statusOf(fast, "af-south-1")).toBe("DISABLING");
+    await waitForStatus(fast, "af-south-1", "DISABLED");
+    expectEmptySuccess(await accountCall(fast, "EnableRegion", { RegionName: "af-south-1" }));
+    expect(await statusOf(fast, "af-south-1")).toBe("ENABLING");
+    await waitForStatus(fast, "af-south-1", "ENABLED");
+  });
+
+  it.each<[string, string, string]>([
+    ["EnableRegion", "me-central-1", "ENABLED"],
+    ["EnableRegion", "eu-south-1", "ENABLING"],
+    ["DisableRegion", "ap-south-1", "DISABLED"],
+    ["DisableRegion", "ap-south-2", "DISABLING"],
+  ])("answers %s of %s (%s) with 200 and changes nothing", async (operation, regionName, status) => {
+    expectEmptySuccess(await accountCall(fast, operation, { RegionName: regionName }));
+    expect(await statusOf(fast, regionName)).toBe(status);
+    expect(await listedStatus(fast, regionName)).toBe(status);
+  });
+
+  it.each<[string, string, string]>([
+    ["EnableRegion", "ap-south-2", "DISABLING"],
+    ["DisableRegion", "eu-south-1", "ENABLING"],
+  ])("refuses %s of %s while it is %s with ConflictException", async (operation, regionName, status) => {
+    expectAccountError(await accountCall(fast, operation, { RegionName: regionName }), 409, "ConflictException");
+    expect(await statusOf(fast, regionName)).toBe(status);
+  });
+
+  it.each<[string, string]>([
+    ["EnableRegion", "us-east-1"],
+    ["DisableRegion", "us-east-1"],
+    ["EnableRegion", "eu-west-1"],
+    ["DisableRegion", "eu-west-1"],
+  ])("rejects %s of the ENABLED_BY_DEFAULT Region %s with reason invalidRegionOptTarget", async (operation, regionName) => {
+    expectValidation(await accountCall(fast, operation, { RegionName: regionName }), ["RegionName"], "invalidRegionOptTarget");
+    expect(await statusOf(fast, regionName)).toBe("ENABLED_BY_DEFAULT");
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ["EnableRegion", { RegionName: "xx-nowhere-1" }],
+    ["DisableRegion", { RegionName: "xx-nowhere-1" }],
+    ["EnableRegion", { RegionName: "AP-EAST-1" }],
+    ["DisableRegion", { RegionName: "" }],
+    ["EnableRegion", {}],
+    ["DisableRegion", { RegionName: null }],
+  ])("rejects %s of an unknown or missing Region %j with reason fieldValidationFailed", async (operation, body) => {
+    expectValidation(await accountCall(fast, operation, body), ["RegionName"]);
+  });
+
+  it.each(["EnableRegion", "DisableRegion"])("rejects %s with an invalid AccountId and RegionName in one ValidationException", async (operation) => {
+    expectValidation(await accountCall(fast, operation, { AccountId: "12345", RegionName: "" }), ["AccountId", "RegionName"]);
+  });
+
+  it("changes a Region on the member account only, even after it settles", async () => {
+    expectEmptySuccess(await accountCall(fast, "EnableRegion", { AccountId: "222222222222", RegionName: "il-central-1" }));
+    await pollUntil(() => statusOf(fast, "il-central-1", "member-token"), (status) => status === "ENABLED", { timeoutMs: 5_000 });
+    expect(await statusOf(fast, "il-central-1", "admin-token", "222222222222")).toBe("ENABLED");
+    expect(await statusOf(fast, "il-central-1", "admin-token")).toBe("DISABLED");
+    expect(await statusOf(fast, "il-central-1", "delegated-token")).toBe("DISABLED");
+    expect(await statusOf(fast, "il-central-1", "standalone-token")).toBe("DISABLED");
+  });
+});
+
+describe("Regions mid-transition", () => {
+  it("keeps an enabling Region ENABLING on a repeated EnableRegion and refuses DisableRegion with ConflictException", async () => {
+    expectEmptySuccess(await accountCall(slow, "EnableRegion", { RegionName: "ap-east-1" }));
+    expect(await statusOf(slow, "ap-east-1")).toBe("ENABLING");
+    expectEmptySuccess(await accountCall(slow, "EnableRegion", { RegionName: "ap-east-1" }));
+    expect(await statusOf(slow, "ap-east-1")).toBe("ENABLING");
+    expectAccountError(await accountCall(slow, "DisableRegion", { RegionName: "ap-east-1" }), 409, "ConflictException");
+    expect(await statusOf(slow, "ap-east-1")).toBe("ENABLING");
+    expect(await listedStatus(slow, "ap-east-1", { RegionOptStatusContains: ["ENABLING"] })).toBe("ENABLING");
+  });
+
+  it("keeps a disabling Region DISABLING on a repeated DisableRegion and refuses EnableRegion with ConflictException", async () => {
+    expectEmptySuccess(await accountCall(slow, "DisableRegion", { RegionName: "mx-central-1" }));
+    expect(await statusOf(slow, "mx-central-1")).toBe("DISABLING");
+    expectEmptySuccess(await accountCall(slow, "DisableRegion", { RegionName: "mx-central-1" }));
+    expect(await statusOf(slow, "mx-central-1")).toBe("DISABLING");
+    expectAccountError(await accountCall(slow, "EnableRegion", { RegionName: "mx-central-1" }), 409, "ConflictException");
+    expect(await statusOf(slow, "mx-central-1")).toBe("DISABLING");
+    expect(await listedStatus(slow, "mx-central-1", { RegionOptStatusContains: ["ENABLED"] })).toBeUndefined();
+  });
+
+  it("changes a Region only on the account the management account names", async () => {
+    expectEmptySuccess(await accountCall(slow, "EnableRegion", { AccountId: "222222222222", RegionName: "il-central-1" }));
+    expect(await statusOf(slow, "il-central-1", "member-token")).toBe("ENABLING");
+    expect(await statusOf(slow, "il-central-1", "admin-token", "222222222222")).toBe("ENABLING");
+    expect(await statusOf(slow, "il-central-1", "admin-token")).toBe("DISABLED");
+    expect(await statusOf(slow, "il-central-1", "delegated-token")).toBe("DISABLED");
+    expect(await listedStatus(slow, "il-central-1", { AccountId: "222222222222" })).toBe("ENABLING");
+    expect(await listedStatus(slow, "il-central-1")).toBe("DISABLED");
+  });
+
+  it("lets the delegated administrator change a member's Region and refuses the opposite change with ConflictException", async () => {
+    expectEmptySuccess(await accountCall(slow, "EnableRegion", { AccountId: "222222222222", RegionName: "ap-east-1" }, "delegated-token"));
+    expect(await statusOf(slow, "ap-east-1", "member-token")).toBe("ENABLING");
+    expectAccountError(await accountCall(slow, "DisableRegion", { RegionName: "ap-east-1" }, "member-token"), 409, "ConflictException");
+    expect(await statusOf(slow, "ap-east-1", "delegated-token")).toBe("DISABLED");
+  });
+});
