@@ -15,6 +15,8 @@ export interface OperationReply {
   readonly status: number;
   /** JSON body; `undefined` sends an empty body. */
   readonly body?: unknown;
+  /** The body already serialized (hot listings assemble it from cached items); wins over `body`. */
+  readonly json?: string;
 }
 
 /** One operation of one service, as the shared server routes and runs it. */

@@ -159,7 +159,7 @@ class Pipeline {
       if (operation.write && this.#faults.dropAfterWrite()) {
         throw dialect.internal("injected fault: the service failed after applying the write; read before you retry a create");
       }
-      this.#send(response, reply.status, reply.body, requestId);
+      this.#send(response, reply.status, reply.json ?? (reply.body === undefined ? undefined : JSON.stringify(reply.body)), requestId);
       this.#log(operation, request, path, reply.status, body);
     } catch (error) {
       const failure = error instanceof ServiceError ? error : this.#unexpected(error, dialect);
@@ -189,13 +189,12 @@ class Pipeline {
     return this.#router.find(method as "GET", path);
   }
 
-  #send(response: ServerResponse, status: number, body: unknown, requestId: string): void {
-    if (body === undefined) {
+  #send(response: ServerResponse, status: number, text: string | undefined, requestId: string): void {
+    if (text === undefined) {
       response.writeHead(status, { "content-length": 0, "x-svc-request-id": requestId });
       response.end();
       return;
     }
-    const text = JSON.stringify(body);
     response.writeHead(status, {
       "content-type": "application/json",
       "content-length": Buffer.byteLength(text),

@@ -19,6 +19,11 @@ const MEMBERS = Array.from({ length: 100 }, (_, i) => String(200_000_000_000 + i
 const CONTACT_TYPES = ["BILLING", "OPERATIONS", "SECURITY"] as const;
 const OPT_IN_REGIONS = ["af-south-1", "ap-east-1", "eu-south-1", "me-south-1"];
 const BURST_CONNECTIONS = 32;
+const INTEGRATIONS_API = "durable001";
+const ROUTES_API = "durable002";
+const GATEWAY_WRITES = 120;
+/** Quick-created APIs whose managed $default routes the UpdateRoute writes patch, one each. */
+const UPDATE_APIS = Array.from({ length: 40 }, (_, i) => `durupd${String(i).padStart(4, "0")}`);
 /** The kill lands once this many writes were answered: well inside the burst. */
 const KILL_AFTER_ANSWERS = 200;
 
@@ -39,6 +44,11 @@ const world: WorldInput = {
   ],
   // Enabling settles at once, so that an acknowledged EnableRegion reads back exactly ENABLED.
   regionTransitionMs: 0,
+  apis: [
+    { apiId: INTEGRATIONS_API, accountId: MANAGEMENT, name: "durable-integrations", protocolType: "HTTP" },
+    { apiId: ROUTES_API, accountId: MANAGEMENT, name: "durable-routes", protocolType: "HTTP", target: "https://backend.example/default" },
+    ...UPDATE_APIS.map((apiId) => ({ apiId, accountId: MANAGEMENT, name: apiId, protocolType: "HTTP" as const, target: `https://${apiId}.example/` })),
+  ],
 };
 
 interface Answer {
@@ -61,17 +71,34 @@ interface DurableWrite {
  * A kind of durable write the burst exercises. Every write a family produces targets its own key,
  * so "the last acknowledged value" is the only value it can have.
  *
- * Extension point: the API gateway's writes (CreateApi, CreateRoute, UpdateIntegration, …) join the
- * burst as one more family in WRITE_FAMILIES, once the gateway service exists.
+ * The gateway's writes (CreateIntegration, CreateRoute, UpdateRoute) are families like the account's.
  */
 interface WriteFamily {
   readonly name: string;
+  /** Reads done before the burst (e.g. finding IDs), so that the burst holds only writes. */
+  prepare?(client: Pool): Promise<void>;
   writes(): DurableWrite[];
 }
 
-async function post(client: Pool, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+async function get(client: Pool, path: string): Promise<Answer> {
+  const response = await client.request({ method: "GET", path, headers: { authorization: `Bearer ${MANAGEMENT_TOKEN}` } });
+  const text = await response.body.text();
+  return { status: response.statusCode, json: text.length > 0 ? JSON.parse(text) : undefined };
+}
+
+/** A gateway write is there exactly once (acknowledged), or at most once (not acknowledged). */
+async function verifyListed(client: Pool, path: string, label: string, matches: (item: Record<string, unknown>) => boolean, acknowledged: boolean): Promise<string | undefined> {
+  const read = await get(client, `${path}?maxResults=500`);
+  if (read.status !== 200) return `${label}: listing answered ${read.status}`;
+  const found = ((read.json as { items: Array<Record<string, unknown>> }).items).filter(matches);
+  if (found.length > 1) return `${label} is there ${found.length} times: expected once`;
+  if (acknowledged && found.length === 0) return `${label} was acknowledged but is missing after the restart`;
+  return undefined;
+}
+
+async function post(client: Pool, path: string, body: unknown, headers: Record<string, string> = {}, method: "POST" | "PATCH" = "POST"): Promise<Answer> {
   const response = await client.request({
-    method: "POST",
+    method,
     path,
     headers: { authorization: `Bearer ${MANAGEMENT_TOKEN}`, "content-type": "application/json", ...headers },
     body: JSON.stringify(body),
@@ -126,7 +153,62 @@ const regionOptInWrites: WriteFamily = {
   }))),
 };
 
-const WRITE_FAMILIES: ReadonlyArray<WriteFamily> = [alternateContactWrites, regionOptInWrites];
+const createIntegrationWrites: WriteFamily = {
+  name: "CreateIntegration",
+  writes: () => Array.from({ length: GATEWAY_WRITES }, (_, i): DurableWrite => {
+    const uri = `https://backend-${i}.example/api`;
+    const label = `CreateIntegration ${INTEGRATIONS_API} ${uri}`;
+    return {
+      label,
+      send: (client) => post(client, `/v2/apis/${INTEGRATIONS_API}/integrations`, { integrationType: "HTTP_PROXY", integrationUri: uri, integrationMethod: "ANY", payloadFormatVersion: "1.0", timeoutInMillis: 1000 + i }),
+      verify: (client, acknowledged) => verifyListed(client, `/v2/apis/${INTEGRATIONS_API}/integrations`, label,
+        (item) => item.integrationUri === uri && item.timeoutInMillis === 1000 + i, acknowledged),
+    };
+  }),
+};
+
+const createRouteWrites: WriteFamily = {
+  name: "CreateRoute",
+  writes: () => Array.from({ length: GATEWAY_WRITES }, (_, i): DurableWrite => {
+    const routeKey = `GET /durable/${i}`;
+    const label = `CreateRoute ${ROUTES_API} ${routeKey}`;
+    return {
+      label,
+      send: (client) => post(client, `/v2/apis/${ROUTES_API}/routes`, { routeKey, authorizationType: "JWT", authorizerId: `auth${i}` }),
+      verify: (client, acknowledged) => verifyListed(client, `/v2/apis/${ROUTES_API}/routes`, label,
+        (item) => item.routeKey === routeKey && item.authorizerId === `auth${i}`, acknowledged),
+    };
+  }),
+};
+
+/** One PATCH of the managed $default route of each of UPDATE_APIS. */
+const defaultRouteIds = new Map<string, string>();
+async function defaultRoute(client: Pool, apiId: string) {
+  return ((await get(client, `/v2/apis/${apiId}/routes`)).json as { items: Array<{ routeId: string; routeKey: string; operationName?: string }> })
+    .items.find((route) => route.routeKey === "$default")!;
+}
+const updateRouteWrites: WriteFamily = {
+  name: "UpdateRoute",
+  async prepare(client) {
+    for (const apiId of UPDATE_APIS) defaultRouteIds.set(apiId, (await defaultRoute(client, apiId)).routeId);
+  },
+  writes: () => UPDATE_APIS.map((apiId): DurableWrite => {
+    const operationName = `durable-update-${apiId}`;
+    const label = `UpdateRoute ${apiId} $default operationName`;
+    return {
+      label,
+      send: (client) => post(client, `/v2/apis/${apiId}/routes/${defaultRouteIds.get(apiId)}`, { operationName }, {}, "PATCH"),
+      async verify(client, acknowledged) {
+        const name = (await defaultRoute(client, apiId)).operationName;
+        if (acknowledged && name !== operationName) return `${label} was acknowledged but operationName is ${JSON.stringify(name)} after the restart`;
+        if (name !== undefined && name !== operationName) return `${label}: operationName is ${JSON.stringify(name)}, a value never sent`;
+        return undefined;
+      },
+    };
+  }),
+};
+
+const WRITE_FAMILIES: ReadonlyArray<WriteFamily> = [alternateContactWrites, regionOptInWrites, createIntegrationWrites, createRouteWrites, updateRouteWrites];
 
 /** The writes of every family, interleaved so that the kill interrupts each family. */
 function burstWrites(): Array<DurableWrite & { readonly family: string }> {
@@ -141,6 +223,11 @@ function burstWrites(): Array<DurableWrite & { readonly family: string }> {
 /** undici error codes of a request whose connection died, or could not be made, once the service was killed. */
 const CONNECTION_LOST = new Set(["UND_ERR_SOCKET", "UND_ERR_CLOSED", "ECONNREFUSED", "ECONNRESET", "EPIPE"]);
 
+/** 200 for account writes and updates, 201 for gateway creates. */
+function isSuccess(status: number | undefined): boolean {
+  return status === 200 || status === 201;
+}
+
 interface BurstOutcome {
   readonly write: DurableWrite & { readonly family: string };
   /** The HTTP status of the answer, or undefined when the connection died first. */
@@ -154,6 +241,7 @@ interface BurstOutcome {
 async function burstThenKill(service: ServeProcess): Promise<BurstOutcome[]> {
   const client = new Pool(service.url, { connections: BURST_CONNECTIONS });
   let answered = 0;
+  for (const family of WRITE_FAMILIES) await family.prepare?.(client);
   try {
     return await Promise.all(burstWrites().map(async (write): Promise<BurstOutcome> => {
       let status: number | undefined;
@@ -177,7 +265,7 @@ async function burstThenKill(service: ServeProcess): Promise<BurstOutcome[]> {
 async function verifyAll(url: string, outcomes: ReadonlyArray<BurstOutcome>): Promise<string[]> {
   const client = new Pool(url, { connections: 16 });
   try {
-    const problems = await Promise.all(outcomes.map(({ write, status }) => write.verify(client, status === 200)));
+    const problems = await Promise.all(outcomes.map(({ write, status }) => write.verify(client, isSuccess(status))));
     return problems.filter((problem): problem is string => problem !== undefined);
   } finally {
     await client.close();
@@ -218,9 +306,9 @@ async function killedBurst(): Promise<BurstOutcome[]> {
   const exit = await first.exited;
   expect(exit.signal, "the first service must die of the SIGKILL").toBe("SIGKILL");
 
-  const acknowledged = outcomes.filter((o) => o.status === 200);
+  const acknowledged = outcomes.filter((o) => isSuccess(o.status));
   const unanswered = outcomes.filter((o) => o.status === undefined);
-  const otherAnswers = outcomes.filter((o) => o.status !== undefined && o.status !== 200).map((o) => `${o.write.label}: ${o.status}`);
+  const otherAnswers = outcomes.filter((o) => o.status !== undefined && !isSuccess(o.status)).map((o) => `${o.write.label}: ${o.status}`);
   expect(otherAnswers, "every answered write of the burst must succeed").toEqual([]);
   expect(acknowledged.length).toBeGreaterThanOrEqual(KILL_AFTER_ANSWERS);
   expect(unanswered.length, "the kill must land in the middle of the burst").toBeGreaterThan(0);

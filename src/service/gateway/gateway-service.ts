@@ -170,12 +170,13 @@ export class GatewayService {
     const record = this.#api(call);
     const page = this.#page(`GetRoutes\u0000${record.stored.api.apiId}`, call.query, [...record.routes.values()]);
     const protocol = record.stored.api.protocolType;
-    return { status: 200, body: { items: page.items.map((stored) => renderRoute(protocol, stored.route)), ...page.next } };
+    return { status: 200, json: listJson(page.items.map((stored) => cachedJson(stored, () => renderRoute(protocol, stored.route))), page.next) };
   }
 
   #getRoute(call: OperationCall): OperationReply {
     const record = this.#api(call);
-    return { status: 200, body: renderRoute(record.stored.api.protocolType, this.#route(record, call).route) };
+    const stored = this.#route(record, call);
+    return { status: 200, json: cachedJson(stored, () => renderRoute(record.stored.api.protocolType, stored.route)) };
   }
 
   async #updateRoute(call: OperationCall): Promise<OperationReply> {
@@ -249,12 +250,13 @@ export class GatewayService {
     const record = this.#api(call);
     const page = this.#page(`GetIntegrations\u0000${record.stored.api.apiId}`, call.query, [...record.integrations.values()]);
     const protocol = record.stored.api.protocolType;
-    return { status: 200, body: { items: page.items.map((stored) => renderIntegration(protocol, stored.integration)), ...page.next } };
+    return { status: 200, json: listJson(page.items.map((stored) => cachedJson(stored, () => renderIntegration(protocol, stored.integration))), page.next) };
   }
 
   #getIntegration(call: OperationCall): OperationReply {
     const record = this.#api(call);
-    return { status: 200, body: renderIntegration(record.stored.api.protocolType, this.#integration(record, call).integration) };
+    const stored = this.#integration(record, call);
+    return { status: 200, json: cachedJson(stored, () => renderIntegration(record.stored.api.protocolType, stored.integration)) };
   }
 
   async #updateIntegration(call: OperationCall): Promise<OperationReply> {
@@ -314,6 +316,24 @@ export class GatewayService {
     const last = selected[selected.length - 1];
     return { items: selected, next: more && last ? { nextToken: this.#tokens.issue(scope, String(last.seq)) } : {} };
   }
+}
+
+/**
+ * The answer JSON of a stored route or integration. Stored objects are never mutated (an update
+ * stores a new one) and an API's protocol never changes, so the text can be cached per object.
+ */
+const renderedJson = new WeakMap<object, string>();
+function cachedJson(stored: object, render: () => unknown): string {
+  let text = renderedJson.get(stored);
+  if (text === undefined) {
+    text = JSON.stringify(render());
+    renderedJson.set(stored, text);
+  }
+  return text;
+}
+
+function listJson(items: ReadonlyArray<string>, next: { nextToken?: string }): string {
+  return `{"items":[${items.join(",")}]${next.nextToken === undefined ? "" : `,"nextToken":${JSON.stringify(next.nextToken)}`}}`;
 }
 
 /** Drops `undefined` fields so that stored resources hold only what was set. */
