@@ -23,6 +23,15 @@ export class Credentials {
     return `Bearer ${this.#token}`;
   }
 
+  /**
+   * `text` with every occurrence of the token replaced by `[redacted]`. For whatever comes back from
+   * the network: a server that echoes the request (a proxy's error page, a debugging endpoint) must
+   * not carry the token into an error message.
+   */
+  redact(text: string): string {
+    return text.includes(this.#token) ? text.split(this.#token).join("[redacted]") : text;
+  }
+
   toJSON(): string {
     return "[redacted]";
   }

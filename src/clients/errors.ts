@@ -1,7 +1,8 @@
 /**
  * Typed client errors with stable codes. Each carries a brand (a global symbol) so that the guards
  * work across duplicate installs, where `instanceof` would not. No error ever holds a credential:
- * messages are built from the service's answer and the operation, never from request headers.
+ * messages are built from the service's answer (any echo of the token redacted by the transport) and
+ * the operation, never from request headers.
  */
 
 const BRAND = Symbol.for("converge.error");

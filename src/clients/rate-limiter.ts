@@ -72,7 +72,7 @@ export class AdaptiveRateLimiter {
     if (now - bucket.lastDecreaseAt < DECREASE_COOLDOWN_MS) return;
     bucket.lastDecreaseAt = now;
     const floor = this.#options.minRatePerSecond ?? 1;
-    const base = bucket.rate === Infinity ? Math.max(bucket.observedRate, floor * 2) : bucket.rate;
+    const base = bucket.rate === Infinity ? Math.max(this.#sendRate(bucket, now), floor * 2) : bucket.rate;
     bucket.rate = Math.max(floor, base / 2);
     bucket.burst = Math.max(1, Math.min(bucket.burst, bucket.rate / 4));
     bucket.tokens = Math.min(bucket.tokens, 0);
@@ -114,6 +114,16 @@ export class AdaptiveRateLimiter {
       this.#buckets.set(operation, bucket);
     }
     return bucket;
+  }
+
+  /**
+   * The send rate just observed: the last full one-second window, or the current window when it is
+   * faster. The current window counts as at least a second long, so that a throttle hit in the very
+   * first second starts from what was really sent (not from zero, which would collapse to the floor).
+   */
+  #sendRate(bucket: Bucket, now: number): number {
+    const current = (bucket.windowCount * 1000) / Math.max(1000, now - bucket.windowStart);
+    return Math.max(bucket.observedRate, current);
   }
 
   /** Tracks the send rate over one-second windows, the starting point when throttled while unlimited. */

@@ -79,6 +79,7 @@ export class Transport {
   readonly #ownsDispatcher: boolean;
   readonly #send: Send;
   readonly #timeouts: Timeouts;
+  readonly #redact = (text: string): string => this.#credentials.redact(text);
   readonly limiter: AdaptiveRateLimiter | undefined;
 
   constructor(options: TransportOptions) {
@@ -147,19 +148,22 @@ export class Transport {
         bodyTimeout: this.#timeouts.bodyMs,
       });
     } catch (error) {
-      throw toTransportError(request, error);
+      throw toTransportError(request, error, this.#redact);
     }
     let text: string;
     try {
       text = await answer.body.text();
     } catch (error) {
-      throw toTransportError(request, error);
+      throw toTransportError(request, error, this.#redact);
     }
+    // everything that can reach an error message passes through redact: the answer is not ours to trust
+    const errorType = header(answer.headers, "x-svc-errortype");
+    const requestId = header(answer.headers, "x-svc-request-id");
     return {
       status: answer.statusCode,
-      text,
-      errorType: header(answer.headers, "x-svc-errortype"),
-      requestId: header(answer.headers, "x-svc-request-id"),
+      text: this.#redact(text),
+      errorType: errorType === undefined ? undefined : this.#redact(errorType),
+      requestId: requestId === undefined ? undefined : this.#redact(requestId),
       retryAfterMs: retryAfter(answer.headers),
     };
   }
@@ -191,10 +195,10 @@ function queryString(query: Readonly<Record<string, string | undefined>> | undef
 
 const NEVER_DELIVERED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT", "EHOSTUNREACH", "ENETUNREACH"]);
 
-function toTransportError(request: WireRequest, error: unknown): ConvergeError {
+function toTransportError(request: WireRequest, error: unknown, redact: (text: string) => string): ConvergeError {
   if (request.signal?.aborted) return new AbortedError(`${request.service} ${request.operation}`);
   const code = (error as { code?: string }).code;
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = redact(error instanceof Error ? error.message : String(error));
   return new TransportError(request.service, request.operation, code, detail, !NEVER_DELIVERED.has(code ?? ""));
 }
 

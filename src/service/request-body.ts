@@ -5,7 +5,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 export type BodyResult =
   | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly problem: string; readonly closeConnection?: boolean };
+  | { readonly ok: false; readonly problem: string; readonly closeConnection?: boolean; readonly clientGone?: boolean };
 
 /**
  * Reads a JSON request body. An empty body reads as `undefined`; a body needs a JSON content type;
@@ -19,12 +19,17 @@ export async function readJsonBody(request: IncomingMessage): Promise<BodyResult
   }
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) {
-      return { ok: false, problem: `request body exceeds the limit of ${MAX_BODY_BYTES} bytes`, closeConnection: true };
+  try {
+    for await (const chunk of request as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        return { ok: false, problem: `request body exceeds the limit of ${MAX_BODY_BYTES} bytes`, closeConnection: true };
+      }
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+  } catch {
+    // the client went away mid-body (aborted, timed out): nothing was applied and nobody is listening
+    return { ok: false, problem: "the client closed the connection before sending the whole body", clientGone: true };
   }
   if (size === 0) return { ok: true, value: undefined };
   const contentType = request.headers["content-type"];

@@ -148,6 +148,10 @@ class Pipeline {
       if (operation.method === "POST" || operation.method === "PATCH") {
         const read = await readJsonBody(request);
         if (!read.ok) {
+          if (read.clientGone) {
+            response.destroy();
+            return;
+          }
           if (read.closeConnection) response.setHeader("connection", "close");
           throw dialect.invalid(read.problem, [{ name: "(body)", message: read.problem }]);
         }

@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import {
+  AccountClient,
+  collect,
+  createPool,
+  Credentials,
+  GatewayClient,
+  isApiError,
+  Transport,
+  type ApiError,
+  type Clients,
+} from "../../src/clients/index.js";
+import type { RunningService } from "../../src/service/index.js";
+import { clientsFor, rejectionOf, SEEDED_API_ID, startTestService, watchPool } from "./client-fixtures.js";
+
+const CONTACT = { AlternateContactType: "OPERATIONS" as const, Name: "Ops", Title: "SRE lead", EmailAddress: "ops@example.com", PhoneNumber: "+1 555 0101" };
+
+/** Every account operation once, in this order; returns what the reads answered. */
+async function everyAccountOperation(account: AccountClient) {
+  await account.putAlternateContact(CONTACT);
+  const contact = await account.getAlternateContact({ AlternateContactType: "OPERATIONS" });
+  const deleted = await account.deleteAlternateContact({ AlternateContactType: "OPERATIONS" });
+  const regions = await collect(account.listRegions({ RegionOptStatusContains: ["DISABLED"] }));
+  const status = await account.getRegionOptStatus({ RegionName: "eu-west-1" });
+  await account.enableRegion({ RegionName: "me-south-1" });
+  await account.disableRegion({ RegionName: "af-south-1" });
+  return { contact, deleted, regions, status };
+}
+
+const OPERATION_ORDER = ["PutAlternateContact", "GetAlternateContact", "DeleteAlternateContact", "ListRegions", "GetRegionOptStatus", "EnableRegion", "DisableRegion"];
+const FORM_A_PATHS = ["/putAlternateContact", "/getAlternateContact", "/deleteAlternateContact", "/listRegions", "/getRegionOptStatus", "/enableRegion", "/disableRegion"];
+
+describe("account client request forms", () => {
+  let service: RunningService;
+
+  beforeAll(async () => {
+    service = await startTestService({}, { recordRequests: true });
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  test("sends form A (POST /<operation>) by default", async () => {
+    service.requests.reset();
+    const pool = createPool(service.url);
+    const exchanges = watchPool(pool);
+    const clients = clientsFor(service, "admin-token", { dispatcher: pool });
+    try {
+      const answers = await everyAccountOperation(clients.account);
+      expect(answers).toEqual({
+        contact: CONTACT,
+        deleted: true,
+        regions: [{ RegionName: "af-south-1", RegionOptStatus: "DISABLED" }, { RegionName: "ap-east-1", RegionOptStatus: "DISABLED" }],
+        status: { RegionName: "eu-west-1", RegionOptStatus: "ENABLED_BY_DEFAULT" },
+      });
+      const records = service.requests.records();
+      expect(records.map((record) => [record.operation, record.method, record.path, record.status]))
+        .toEqual(OPERATION_ORDER.map((operation, index) => [operation, "POST", FORM_A_PATHS[index], 200]));
+      expect(exchanges.map((exchange) => exchange.target)).toEqual(OPERATION_ORDER.map(() => undefined));
+      expect(records[0]!.body).toEqual(CONTACT);
+    } finally {
+      await clients.close();
+      await pool.close();
+    }
+  });
+
+  test("sends form B (POST / with X-Svc-Target AccountService_20210201.<Operation>) when asked", async () => {
+    service.requests.reset();
+    const pool = createPool(service.url);
+    const exchanges = watchPool(pool);
+    const transport = new Transport({ endpoint: service.url, credentials: new Credentials("admin-token"), dispatcher: pool });
+    try {
+      const answers = await everyAccountOperation(new AccountClient(transport, { form: "B" }));
+      expect(answers.contact).toEqual(CONTACT);
+      expect(answers.regions.map((region) => region.RegionName)).toEqual(["af-south-1", "ap-east-1"]);
+      const records = service.requests.records();
+      expect(records.map((record) => [record.operation, record.method, record.path, record.status]))
+        .toEqual(OPERATION_ORDER.map((operation) => [operation, "POST", "/", 200]));
+      expect(exchanges.map((exchange) => exchange.target)).toEqual(OPERATION_ORDER.map((operation) => `AccountService_20210201.${operation}`));
+      expect(records[0]!.body).toEqual(CONTACT);
+    } finally {
+      await transport.close();
+      await pool.close();
+    }
+  });
+
+  test("sends form B with a configured target prefix, and createClients passes the account options through", async () => {
+    service.requests.reset();
+    const clients = clientsFor(service, "admin-token", { account: { form: "B", targetPrefix: "Converge_20210201_v2" } });
+    try {
+      expect(await clients.account.getRegionOptStatus({ RegionName: "ap-east-1" })).toEqual({ RegionName: "ap-east-1", RegionOptStatus: "DISABLED" });
+      expect(service.requests.records().map((record) => [record.operation, record.path, record.status])).toEqual([["GetRegionOptStatus", "/", 200]]);
+    } finally {
+      await clients.close();
+    }
+  });
+
+  test("rejects a target prefix without 20210201 with ValidationException naming X-Svc-Target", async () => {
+    const transport = new Transport({ endpoint: service.url, credentials: new Credentials("admin-token"), retry: { maxAttempts: 3, baseDelayMs: 1 } });
+    try {
+      const error = await rejectionOf(new AccountClient(transport, { form: "B", targetPrefix: "AccountService_2021" }).getRegionOptStatus({ RegionName: "ap-east-1" }));
+      expect(isApiError(error)).toBe(true);
+      const e = error as ApiError;
+      expect({ status: e.status, errorName: e.errorName, reason: e.reason, operation: e.operation }).toEqual({ status: 400, errorName: "ValidationException", reason: "fieldValidationFailed", operation: "GetRegionOptStatus" });
+      expect(e.fieldList?.map((field) => field.name)).toEqual(["X-Svc-Target"]);
+    } finally {
+      await transport.close();
+    }
+  });
+});
+
+describe("absent resources are values, not errors", () => {
+  let service: RunningService;
+  let clients: Clients;
+
+  beforeAll(async () => {
+    service = await startTestService();
+    clients = clientsFor(service);
+  });
+  afterAll(async () => {
+    await clients?.close();
+    await service?.close();
+  });
+
+  test("getX answers undefined for a missing resource of every kind", async () => {
+    const { account, gateway } = clients;
+    expect(await account.getAlternateContact({ AlternateContactType: "BILLING" })).toBeUndefined();
+    expect(await gateway.getApi("missing000")).toBeUndefined();
+    expect(await gateway.getRoute(SEEDED_API_ID, "missing000")).toBeUndefined();
+    expect(await gateway.getIntegration(SEEDED_API_ID, "missing000")).toBeUndefined();
+    // each of them was a real 404 of the service, asked once
+    expect(service.requests.count({ status: 404 })).toBe(4);
+  });
+
+  test("deleteX answers true once and false for an already-absent resource", async () => {
+    const { account, gateway } = clients;
+    await account.putAlternateContact({ ...CONTACT, AlternateContactType: "BILLING" });
+    expect(await account.deleteAlternateContact({ AlternateContactType: "BILLING" })).toBe(true);
+    expect(await account.deleteAlternateContact({ AlternateContactType: "BILLING" })).toBe(false);
+
+    const api = await gateway.createApi({ name: "short-lived", protocolType: "HTTP" });
+    const integration = await gateway.createIntegration(api.apiId, { integrationType: "HTTP_PROXY", integrationUri: "https://backend.example/x", integrationMethod: "ANY", payloadFormatVersion: "1.0" });
+    const route = await gateway.createRoute(api.apiId, { routeKey: "GET /x", target: `integrations/${integration.integrationId}` });
+    expect(await gateway.getRoute(api.apiId, route.routeId)).toMatchObject({ routeKey: "GET /x", target: `integrations/${integration.integrationId}` });
+
+    expect(await gateway.deleteRoute(api.apiId, route.routeId)).toBe(true);
+    expect(await gateway.deleteRoute(api.apiId, route.routeId)).toBe(false);
+    expect(await gateway.deleteIntegration(api.apiId, integration.integrationId)).toBe(true);
+    expect(await gateway.deleteIntegration(api.apiId, integration.integrationId)).toBe(false);
+    expect(await gateway.deleteApi(api.apiId)).toBe(true);
+    expect(await gateway.deleteApi(api.apiId)).toBe(false);
+    expect(await gateway.getApi(api.apiId)).toBeUndefined();
+  });
+
+  test("rejects a route read or delete whose API is missing (only the resource itself may be absent)", async () => {
+    const read = await rejectionOf(clients.gateway.getRoute("missing000", "missing000"));
+    expect(isApiError(read) && read.resourceType).toBe("Api");
+    const remove = await rejectionOf(clients.gateway.deleteIntegration("missing000", "missing000"));
+    expect(isApiError(remove) && remove.resourceType).toBe("Api");
+  });
+
+  test("GatewayClient works on a Transport built by hand, and the transport closes only a pool it owns", async () => {
+    const transport = new Transport({ endpoint: `${service.url}/ignored/path`, credentials: new Credentials("admin-token"), retry: { maxAttempts: 2, baseDelayMs: 1 } });
+    expect(transport.origin).toBe(service.url);
+    const gateway = new GatewayClient(transport);
+    expect(await gateway.getApi(SEEDED_API_ID)).toMatchObject({ apiId: SEEDED_API_ID, name: "seeded" });
+    await transport.close();
+    const before = service.requests.count({ operation: "GetApi" });
+    await expect(gateway.getApi(SEEDED_API_ID)).rejects.toMatchObject({ code: "CONVERGE_TRANSPORT", causeCode: "UND_ERR_DESTROYED" });
+    expect(service.requests.count({ operation: "GetApi" })).toBe(before);
+
+    const pool = createPool(service.url);
+    const borrowing = new Transport({ endpoint: service.url, credentials: new Credentials("admin-token"), dispatcher: pool });
+    await borrowing.close();
+    expect(await new GatewayClient(new Transport({ endpoint: service.url, credentials: new Credentials("admin-token"), dispatcher: pool })).getApi(SEEDED_API_ID)).toMatchObject({ apiId: SEEDED_API_ID });
+    await pool.close();
+  });
+});

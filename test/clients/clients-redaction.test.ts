@@ -1,0 +1,210 @@
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { format, inspect } from "node:util";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import {
+  AccountClient,
+  collect,
+  createClients,
+  Credentials,
+  GatewayClient,
+  isConvergeError,
+  Transport,
+  type Clients,
+  type ClientsOptions,
+  type ConvergeErrorCode,
+} from "../../src/clients/index.js";
+import type { RunningService, WorldInput } from "../../src/service/index.js";
+import { testWorld } from "../support/worlds.js";
+import { answer, closedPort, FAST_RETRY, rejectionOf, SEEDED_API_ID, startForeignServer, startTestService, type ForeignServer } from "./client-fixtures.js";
+
+const SECRET = "tok-SECRET-5f1e9c";
+/** A second distinctive token the service does not know. */
+const UNKNOWN_SECRET = "tok-SECRET-unknown-3b7d";
+const SECRETS = [SECRET, UNKNOWN_SECRET];
+
+/** Every rendering of `value` someone might log, print or serialize. */
+function renderings(value: unknown): Record<string, string> {
+  const out: Record<string, string> = {
+    inspect: inspect(value, { depth: 10, showHidden: true }),
+    inspectDeep: inspect(value, { depth: Infinity, showHidden: true, getters: true, customInspect: false }),
+    json: JSON.stringify(value) ?? "",
+    string: String(value),
+    format: format("%s %o %O %j", value, value, value, value),
+  };
+  if (value instanceof Error) {
+    out.message = value.message;
+    out.stack = value.stack ?? "";
+  }
+  return out;
+}
+
+function expectNoSecret(value: unknown): void {
+  for (const [how, text] of Object.entries(renderings(value))) {
+    for (const secret of SECRETS) expect(text.includes(secret), `${how} shows the token:\n${text}`).toBe(false);
+  }
+}
+
+/** The secret identity may read, create and update, and delete routes and integrations, but not APIs. */
+function worldWithSecret(extra: Partial<WorldInput> = {}): Partial<WorldInput> {
+  return {
+    identities: [
+      ...testWorld().identities!,
+      { token: SECRET, accountId: "111111111111", allow: ["account:*", "apigateway:Get*", "apigateway:Create*", "apigateway:Update*", "apigateway:DeleteRoute", "apigateway:DeleteIntegration"] },
+    ],
+    ...extra,
+  };
+}
+
+interface Context {
+  readonly main: RunningService;
+  readonly throttled: RunningService;
+  readonly failing: RunningService;
+  readonly dropping: RunningService;
+  readonly slow: RunningService;
+  readonly foreign: ForeignServer;
+  readonly closedEndpoint: string;
+  readonly files: string;
+  clients(service: RunningService | string, options?: Partial<Omit<ClientsOptions, "endpoint" | "credentials">>, token?: string): Clients;
+}
+
+/** One error path: how to provoke it, and the code of the error it must produce. */
+type ErrorPath = readonly [name: string, code: ConvergeErrorCode, provoke: (context: Context) => Promise<unknown>];
+
+const ERROR_PATHS: ReadonlyArray<ErrorPath> = [
+  ["AccessDenied: the token lacks apigateway:DeleteApi", "CONVERGE_API_ERROR", (c) => c.clients(c.main).gateway.deleteApi(SEEDED_API_ID)],
+  ["AccessDenied: the service does not know the token", "CONVERGE_API_ERROR", (c) => c.clients(c.main, {}, UNKNOWN_SECRET).gateway.getApi(SEEDED_API_ID)],
+  ["account ValidationException (400)", "CONVERGE_API_ERROR", (c) => c.clients(c.main).account.putAlternateContact({ AlternateContactType: "BILLING", Name: "B", Title: "T", EmailAddress: "nope", PhoneNumber: "x" })],
+  ["gateway BadRequestException (400)", "CONVERGE_API_ERROR", (c) => c.clients(c.main).gateway.createRoute(SEEDED_API_ID, { routeKey: "get /x" })],
+  ["gateway NotFoundException (404)", "CONVERGE_API_ERROR", (c) => collect(c.clients(c.main).gateway.routes("missing000"))],
+  ["gateway ConflictException (409)", "CONVERGE_API_ERROR", async (c) => {
+    const { gateway } = c.clients(c.main);
+    await gateway.createRoute(SEEDED_API_ID, { routeKey: "GET /twice" });
+    return gateway.createRoute(SEEDED_API_ID, { routeKey: "GET /twice" });
+  }],
+  ["throttled (429) with maxAttempts 1", "CONVERGE_API_ERROR", async (c) => {
+    const { account } = c.clients(c.throttled, { retry: { maxAttempts: 1 } });
+    await account.getRegionOptStatus({ RegionName: "us-east-1" }).catch(() => undefined);
+    return account.getRegionOptStatus({ RegionName: "us-east-1" });
+  }],
+  ["InternalServerException (500) after every retry", "CONVERGE_API_ERROR", (c) => c.clients(c.failing).gateway.getApi(SEEDED_API_ID)],
+  ["AmbiguousWriteError: the answer of a create was lost", "CONVERGE_AMBIGUOUS_WRITE", (c) => c.clients(c.dropping).gateway.createApi({ name: "lost", protocolType: "HTTP" })],
+  ["AmbiguousWriteError: a create timed out", "CONVERGE_AMBIGUOUS_WRITE", (c) => c.clients(c.slow, { timeouts: { headersMs: 100 } }).gateway.createRoute(SEEDED_API_ID, { routeKey: "GET /slow" })],
+  ["TransportError: connection refused", "CONVERGE_TRANSPORT", (c) => c.clients(c.closedEndpoint).gateway.getApi(SEEDED_API_ID)],
+  ["TransportError: headers timeout", "CONVERGE_TRANSPORT", (c) => c.clients(c.slow, { timeouts: { headersMs: 100 }, retry: { maxAttempts: 1 } }).gateway.getApi(SEEDED_API_ID)],
+  ["ContractViolationError: wrong shape", "CONVERGE_CONTRACT_VIOLATION", (c) => c.clients(c.foreign.url).gateway.getRoute("api0000001", "shape")],
+  ["ContractViolationError: a body that echoes the Authorization header in a field", "CONVERGE_CONTRACT_VIOLATION", (c) => c.clients(c.foreign.url).gateway.getRoute("api0000001", "echo-field")],
+  ["ContractViolationError: a non-JSON body that echoes the Authorization header", "CONVERGE_CONTRACT_VIOLATION", (c) => c.clients(c.foreign.url).gateway.getRoute("api0000001", "echo-text")],
+  ["ApiError: an error answer that echoes the Authorization header", "CONVERGE_API_ERROR", (c) => c.clients(c.foreign.url).gateway.getRoute("api0000001", "echo-error")],
+  ["AbortedError during a slow request", "CONVERGE_ABORTED", (c) => c.clients(c.slow).gateway.getApi(SEEDED_API_ID, { signal: AbortSignal.timeout(50) })],
+  ["AbortedError of an already aborted signal", "CONVERGE_ABORTED", (c) => c.clients(c.main).account.getRegionOptStatus({ RegionName: "us-east-1" }, { signal: AbortSignal.abort() })],
+  ["CredentialsError: a missing token file", "CONVERGE_CREDENTIALS", async (c) => Credentials.resolve({ tokenFile: join(c.files, "absent"), env: { CONVERGE_TOKEN: SECRET } })],
+  ["CredentialsError: a token file that is a directory", "CONVERGE_CREDENTIALS", async (c) => Credentials.resolve({ tokenFile: join(c.files, "a-directory") })],
+  ["CredentialsError: a token file holding the token and more words", "CONVERGE_CREDENTIALS", async (c) => Credentials.resolve({ tokenFile: join(c.files, "two-words") })],
+  ["CredentialsError: CONVERGE_TOKEN holding the token and more words", "CONVERGE_CREDENTIALS", async () => Credentials.resolve({ env: { CONVERGE_TOKEN: `${SECRET} ${SECRET}` } })],
+  ["CredentialsError: an inline token with a tab", "CONVERGE_CREDENTIALS", async () => new Credentials(`${SECRET}\tmore`)],
+];
+
+describe("the token never shows in errors, credentials or clients", () => {
+  let context: Context;
+  const opened: Clients[] = [];
+  const started: Array<{ close(): Promise<void> }> = [];
+
+  beforeAll(async () => {
+    const files = mkdtempSync(join(tmpdir(), "converge-redaction-"));
+    mkdirSync(join(files, "a-directory"));
+    writeFileSync(join(files, "two-words"), `${SECRET} and more\n`);
+    writeFileSync(join(files, "token"), `  ${SECRET}\n`);
+    const [main, throttled, failing, dropping, slow] = await Promise.all([
+      startTestService(worldWithSecret()),
+      startTestService(worldWithSecret({ throttle: { ratePerSecond: 0.5, burst: 1 } })),
+      startTestService(worldWithSecret({ faults: { errorRate: 1 } })),
+      startTestService(worldWithSecret({ faults: { dropAfterWriteRate: 1 } })),
+      startTestService(worldWithSecret({ faults: { latencyMs: 1500 } })),
+    ]);
+    const foreign = await startForeignServer((request, response) => {
+      const authorization = request.headers.authorization ?? "";
+      switch (request.url) {
+        case "/v2/apis/api0000001/routes/shape": return answer(response, 200, { foo: 1 });
+        case "/v2/apis/api0000001/routes/echo-field": return answer(response, 200, { routeId: 7, routeKey: [authorization], target: { authorization } });
+        case "/v2/apis/api0000001/routes/echo-text": return answer(response, 200, `you sent ${authorization}`);
+        case "/v2/apis/api0000001/routes/echo-error": return answer(response, 400, { message: `bad header ${authorization}`, resourceType: authorization, limitType: authorization }, { "x-svc-errortype": `Bad${authorization.replace(/\s/g, "")}`, "x-svc-request-id": authorization });
+        default: return answer(response, 404, { message: "no such thing" });
+      }
+    });
+    started.push(main, throttled, failing, dropping, slow, foreign);
+    context = {
+      main, throttled, failing, dropping, slow, foreign, files,
+      closedEndpoint: `http://127.0.0.1:${await closedPort()}`,
+      clients(service, options = {}, token = SECRET) {
+        const clients = createClients({
+          endpoint: typeof service === "string" ? service : service.url,
+          credentials: new Credentials(token),
+          ...options,
+          retry: { ...FAST_RETRY, maxAttempts: 2, ...options.retry },
+        });
+        opened.push(clients);
+        return clients;
+      },
+    };
+  });
+  afterAll(async () => {
+    await Promise.all(opened.map((clients) => clients.close()));
+    await Promise.all(started.map((server) => server.close()));
+    if (context) rmSync(context.files, { recursive: true, force: true });
+  });
+
+  test.each(ERROR_PATHS)("rejects (%s) without the token in the error", async (_name, code, provoke) => {
+    const error = await rejectionOf(Promise.resolve().then(() => provoke(context)));
+    expect(isConvergeError(error), String(error)).toBe(true);
+    expect((error as { code: string }).code).toBe(code);
+    expectNoSecret(error);
+  });
+
+  test("the foreign server really received the token it echoed (so the echo paths test something)", () => {
+    const echoed = context.foreign.received.filter((request) => request.path.includes("echo"));
+    expect(echoed.length).toBeGreaterThanOrEqual(3);
+    for (const request of echoed) expect(request.headers.authorization).toBe(`Bearer ${SECRET}`);
+  });
+
+  test("credentials, however resolved, never show the token but still authenticate", async () => {
+    const all = [
+      new Credentials(SECRET),
+      Credentials.resolve({ env: { CONVERGE_TOKEN: `${SECRET}\n` } }),
+      Credentials.resolve({ tokenFile: join(context.files, "token") }),
+    ];
+    for (const credentials of all) {
+      expectNoSecret(credentials);
+      expectNoSecret({ credentials });
+      expect(`${credentials}`).toMatch(/^Credentials\(.+, \[redacted\]\)$/);
+      expect(JSON.stringify({ credentials })).toBe('{"credentials":"[redacted]"}');
+      expect(Object.values({ ...credentials }).join(" ")).not.toContain(SECRET);
+      expect(credentials.authorizationHeader()).toBe(`Bearer ${SECRET}`);
+      const transport = new Transport({ endpoint: context.main.url, credentials });
+      try {
+        expect(await new GatewayClient(transport).getApi(SEEDED_API_ID)).toMatchObject({ apiId: SEEDED_API_ID });
+      } finally {
+        await transport.close();
+      }
+    }
+    expect(all.map((credentials) => credentials.source)).toEqual(["inline", "CONVERGE_TOKEN", join(context.files, "token")]);
+  });
+
+  test("client objects never show the token, before and after use", async () => {
+    const credentials = new Credentials(SECRET);
+    const clients = createClients({ endpoint: context.main.url, credentials });
+    opened.push(clients);
+    const transport = new Transport({ endpoint: context.main.url, credentials, rateLimit: { default: { ratePerSecond: 100, burst: 10 } } });
+    const account = new AccountClient(transport, { form: "B" });
+    const gateway = new GatewayClient(transport);
+    const objects = { clients, transport, account, gateway, accountOfClients: clients.account, gatewayOfClients: clients.gateway, limiter: transport.limiter };
+    expectNoSecret(objects);
+    await clients.gateway.getApi(SEEDED_API_ID);
+    await collect(account.listRegions());
+    await gateway.getApi(SEEDED_API_ID);
+    expectNoSecret(objects);
+    for (const value of Object.values(objects)) expectNoSecret(value);
+    await transport.close();
+  });
+});
