@@ -80,6 +80,13 @@ export class Transport {
   readonly #send: Send;
   readonly #timeouts: Timeouts;
   readonly #redact = (text: string): string => this.#credentials.redact(text);
+  /** Decodes an error answer with every text that can reach a message redacted (a server may echo the token). */
+  readonly #decode = (request: WireRequest, response: WireResponse): ConvergeError => decodeError(request, {
+    ...response,
+    text: this.#redact(response.text),
+    errorType: response.errorType === undefined ? undefined : this.#redact(response.errorType),
+    requestId: response.requestId === undefined ? undefined : this.#redact(response.requestId),
+  });
   readonly limiter: AdaptiveRateLimiter | undefined;
 
   constructor(options: TransportOptions) {
@@ -91,7 +98,7 @@ export class Transport {
     this.limiter = options.rateLimit === false ? undefined : new AdaptiveRateLimiter(options.rateLimit ?? {});
     const policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.#send = composeLayers(
-      [retryLayer(policy, decodeError), ...(this.limiter ? [rateLimitLayer(this.limiter)] : [])],
+      [retryLayer(policy, this.#decode), ...(this.limiter ? [rateLimitLayer(this.limiter)] : [])],
       (request) => this.#dispatch(request),
     );
   }
@@ -122,11 +129,11 @@ export class Transport {
       if (spec.signal?.aborted && !isConvergeError(error)) throw new AbortedError(`${spec.service} ${spec.operation}`);
       throw error;
     }
-    if (response.status < 200 || response.status >= 300) throw decodeError(request, response);
+    if (response.status < 200 || response.status >= 300) throw this.#decode(request, response);
     if (response.status !== spec.expectStatus) {
       throw new ContractViolationError(spec.service, spec.operation, [`status ${response.status}, expected ${spec.expectStatus}`]);
     }
-    return parseBody(spec, response);
+    return parseBody(spec, response, this.#redact);
   }
 
   /** Closes the pool if this transport created it. */
@@ -156,14 +163,12 @@ export class Transport {
     } catch (error) {
       throw toTransportError(request, error, this.#redact);
     }
-    // everything that can reach an error message passes through redact: the answer is not ours to trust
-    const errorType = header(answer.headers, "x-svc-errortype");
-    const requestId = header(answer.headers, "x-svc-request-id");
+    // the answer stays as sent (a success body is data, not to be rewritten); errors redact it when they are built
     return {
       status: answer.statusCode,
-      text: this.#redact(text),
-      errorType: errorType === undefined ? undefined : this.#redact(errorType),
-      requestId: requestId === undefined ? undefined : this.#redact(requestId),
+      text,
+      errorType: header(answer.headers, "x-svc-errortype"),
+      requestId: header(answer.headers, "x-svc-request-id"),
       retryAfterMs: retryAfter(answer.headers),
     };
   }
@@ -229,7 +234,11 @@ export function decodeError(request: WireRequest, response: WireResponse): Conve
   });
 }
 
-function parseBody<T>(spec: CallSpec<T>, response: WireResponse): T {
+/**
+ * The success body checked against its contract. A body that breaks it becomes an error whose
+ * messages are built from the redacted text (before any excerpt is cut, so no token prefix shows).
+ */
+function parseBody<T>(spec: CallSpec<T>, response: WireResponse, redact: (text: string) => string): T {
   if (!spec.response) {
     if (response.text.length > 0) throw new ContractViolationError(spec.service, spec.operation, ["expected an empty body"]);
     return undefined as T;
@@ -238,11 +247,17 @@ function parseBody<T>(spec: CallSpec<T>, response: WireResponse): T {
   try {
     json = JSON.parse(response.text);
   } catch {
-    throw new ContractViolationError(spec.service, spec.operation, [`body is not JSON: ${response.text.slice(0, 80)}`]);
+    throw new ContractViolationError(spec.service, spec.operation, [`body is not JSON: ${redact(response.text).slice(0, 80)}`]);
   }
   const result = spec.response.safeParse(json);
   if (!result.success) {
-    throw new ContractViolationError(spec.service, spec.operation, describeZodIssues(result.error.issues, json).map((issue) => issue.message));
+    let shown: unknown;
+    try {
+      shown = JSON.parse(redact(response.text));
+    } catch {
+      shown = undefined;
+    }
+    throw new ContractViolationError(spec.service, spec.operation, describeZodIssues(result.error.issues, shown).map((issue) => redact(issue.message)));
   }
   return result.data;
 }

@@ -17,7 +17,7 @@ import {
 } from "../../src/clients/index.js";
 import type { RunningService, WorldInput } from "../../src/service/index.js";
 import { testWorld } from "../support/worlds.js";
-import { answer, closedPort, FAST_RETRY, rejectionOf, SEEDED_API_ID, startForeignServer, startTestService, type ForeignServer } from "./client-fixtures.js";
+import { answer, closedPort, clientsFor, FAST_RETRY, rejectionOf, SEEDED_API_ID, startForeignServer, startTestService, type ForeignServer } from "./client-fixtures.js";
 
 const SECRET = "tok-SECRET-5f1e9c";
 /** A second distinctive token the service does not know. */
@@ -206,5 +206,22 @@ describe("the token never shows in errors, credentials or clients", () => {
     expectNoSecret(objects);
     for (const value of Object.values(objects)) expectNoSecret(value);
     await transport.close();
+  });
+});
+
+describe("redaction leaves data alone", () => {
+  test("a token that also occurs in answers (here: the API's name) does not alter successful responses", async () => {
+    const service = await startTestService({ identities: [{ token: "orders", accountId: "111111111111", allow: ["*"] }] });
+    const clients = clientsFor(service, "orders");
+    try {
+      const api = await clients.gateway.createApi({ name: "orders", protocolType: "HTTP" });
+      expect(api.name).toBe("orders");
+      expect(api.protocolType).toBe("HTTP");
+      const integration = await clients.gateway.createIntegration(api.apiId, { integrationType: "HTTP_PROXY", integrationUri: "https://orders.example/orders", payloadFormatVersion: "1.0" });
+      expect((await clients.gateway.getIntegration(api.apiId, integration.integrationId))?.integrationUri).toBe("https://orders.example/orders");
+    } finally {
+      await clients.close();
+      await service.close();
+    }
   });
 });
