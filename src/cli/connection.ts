@@ -4,6 +4,8 @@ import type { OutputFormat } from "../reconcile/render-plan.js";
 import { CliError } from "./cli-error.js";
 
 export interface ConnectionFlags {
+  /** Client-side limit per operation, `RPS` or `RPS:BURST`. */
+  readonly rateLimit?: string;
   readonly endpoint?: string;
   readonly accountEndpoint?: string;
   readonly gatewayEndpoint?: string;
@@ -21,7 +23,16 @@ export function withConnectionOptions(command: Command): Command {
     .option("--endpoint <url>", "origin of both services (or CONVERGE_ENDPOINT)")
     .option("--account-endpoint <url>", "origin of the account service, when it differs")
     .option("--gateway-endpoint <url>", "origin of the gateway service, when it differs")
-    .option("--token-file <file>", "file holding the bearer token (else CONVERGE_TOKEN)");
+    .option("--token-file <file>", "file holding the bearer token (else CONVERGE_TOKEN)")
+    .option("--rate-limit <rps[:burst]>", "client-side limit per operation, e.g. 100 or 100:20 (default: none until the service throttles, then adaptive)");
+}
+
+/** `RPS` or `RPS:BURST` (burst defaults to RPS / 10, at least 1). */
+export function parseRateLimit(value: string): { ratePerSecond: number; burst: number } {
+  const match = /^(\d+(?:\.\d+)?)(?::(\d+))?$/.exec(value);
+  const ratePerSecond = Number(match?.[1]);
+  if (!match || !(ratePerSecond > 0)) throw new CliError(`--rate-limit ${JSON.stringify(value)} is not valid: expected requests per second, optionally with a burst, e.g. 100 or 100:20`);
+  return { ratePerSecond, burst: match[2] !== undefined ? Math.max(1, Number(match[2])) : Math.max(1, Math.floor(ratePerSecond / 10)) };
 }
 
 /** Adds --output and --no-color. */
@@ -46,6 +57,7 @@ export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process
     ...(flags.accountEndpoint ? { accountEndpoint: flags.accountEndpoint } : {}),
     ...(flags.gatewayEndpoint ? { gatewayEndpoint: flags.gatewayEndpoint } : {}),
     credentials,
+    ...(flags.rateLimit !== undefined ? { rateLimit: { default: parseRateLimit(flags.rateLimit) } } : {}),
   });
 }
 

@@ -14,7 +14,15 @@ export function crossCheckDocuments(documents: ReadonlyArray<LoadedDocument>): D
   for (const loaded of documents) {
     if (loaded.document.kind === "Api" && loaded.document.spec.protocolType) protocols.set(apiRefKey(loaded.document.api), loaded.document.spec.protocolType);
   }
-  const index: DocumentIndex = { documents, declaredProtocol: (key) => protocols.get(key) };
+  const memos = new Map<string, unknown>();
+  const index: DocumentIndex = {
+    documents,
+    declaredProtocol: (key) => protocols.get(key),
+    memo<T>(key: string, build: () => T): T {
+      if (!memos.has(key)) memos.set(key, build());
+      return memos.get(key) as T;
+    },
+  };
   const seen = new Map<string, LoadedDocument>();
   for (const loaded of documents) {
     const handler = handlerOf(loaded.document.kind);

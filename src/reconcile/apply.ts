@@ -1,5 +1,5 @@
 import pLimit from "p-limit";
-import type { Clients } from "../clients/index.js";
+import { DEFAULT_RETRY_POLICY, type Clients } from "../clients/index.js";
 import { handlerForOp } from "./kinds/registry.js";
 import type { ApplyContext } from "./kinds/kind-handler.js";
 import type { Plan, PlannedAction } from "./model.js";
@@ -11,6 +11,11 @@ export interface ApplyOptions {
   readonly progress?: (message: string) => void;
   readonly regionSettleTimeoutMs?: number;
   readonly regionPollIntervalMs?: number;
+  /**
+   * Attempts of one create whose answers are lost (each after re-reading, so a create never
+   * duplicates; the transport never retries creates itself). @default the transport's default maxAttempts
+   */
+  readonly createAttempts?: number;
 }
 
 export interface ActionOutcome {
@@ -42,6 +47,7 @@ export async function applyPlan(plan: Plan, clients: Clients, options: ApplyOpti
     progress: options.progress ?? (() => undefined),
     regionSettleTimeoutMs: options.regionSettleTimeoutMs ?? 300_000,
     regionPollIntervalMs: options.regionPollIntervalMs ?? 250,
+    createAttempts: options.createAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts,
   };
   for (const action of plan.actions) {
     const request = action.request;

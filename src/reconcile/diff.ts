@@ -11,7 +11,9 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function deepEqual(a: unknown, b: unknown): boolean {
-  return a === b || canonicalJson(a) === canonicalJson(b);
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  return canonicalJson(a) === canonicalJson(b);
 }
 
 export interface DiffRules {

@@ -49,7 +49,9 @@ export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, 
   const problems: DesiredStateProblem[] = [];
   const actions: PlannedAction[] = [];
   const order = new Map<Kind, number>(kindsInPlanOrder().map((kind, index) => [kind, index]));
-  const sorted = [...documents].sort((a, b) => order.get(a.document.kind)! - order.get(b.document.kind)!);
+  // within a kind, pinned documents first: an integration pinned by one document is never matched by another's natural key
+  const pinnedFirst = (loaded: LoadedDocument) => (handlerOf(loaded.document.kind).pinned?.(loaded.document) ? 0 : 1);
+  const sorted = [...documents].sort((a, b) => order.get(a.document.kind)! - order.get(b.document.kind)! || pinnedFirst(a) - pinnedFirst(b));
   for (const loaded of sorted) {
     const result = handlerOf(loaded.document.kind).plan(loaded, context);
     actions.push(...result.actions);

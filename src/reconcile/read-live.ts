@@ -16,7 +16,7 @@ const accountField = (account: string) => (account === SELF ? {} : { AccountId: 
  * Reads the live state the needs name, with the fewest calls: one GetApis listing only when an
  * API is referenced by name (it also gives protocols), one GetApi per API whose protocol nothing
  * declared, one paged listing per API per collection, one GetAlternateContact per contact and one
- * ListRegions listing per account.
+ * ListRegions listing per account. An API's two listings share its slot (they run side by side).
  */
 export async function readLive(needs: ReadonlyArray<LiveNeed>, clients: Clients, options: ReadOptions = {}): Promise<LiveState> {
   const limit = pLimit(options.parallelism ?? 16);
@@ -45,44 +45,47 @@ export async function readLive(needs: ReadonlyArray<LiveNeed>, clients: Clients,
   const apis: Record<string, LiveApi> = {};
   const contacts: Record<string, AlternateContact | null> = {};
   const regions: Record<string, Record<string, Region["RegionOptStatus"]>> = {};
-  const tasks: Array<Promise<void>> = [];
-  for (const apiId of apiIds) {
-    // only the calls take a slot: an API's task waits on its listings, so it must not hold one
-    tasks.push((async () => {
-      let protocolType = knownProtocols.get(apiId);
-      let name = knownNames.get(apiId);
-      if (!protocolType) {
-        const api = await limit(() => clients.gateway.getApi(apiId, { signal }));
-        if (!api) return;
-        protocolType = api.protocolType;
-        name = api.name;
-      }
-      try {
-        const [routes, integrations] = await Promise.all([
-          limit(() => collect(clients.gateway.routes(apiId, { signal }))),
-          limit(() => collect(clients.gateway.integrations(apiId, { signal }))),
-        ]);
-        apis[apiId] = { apiId, name, protocolType, routes, integrations };
-      } catch (error) {
-        if (!isNotFound(error, "Api")) throw error;
-      }
-    })());
-  }
-  for (const need of needs) {
-    if (need.type === "contact") {
-      tasks.push(limit(async () => {
-        contacts[`${need.account}/${need.contactType}`] = (await clients.account.getAlternateContact({ ...accountField(need.account), AlternateContactType: need.contactType }, { signal })) ?? null;
-      }));
-    } else if (need.type === "regions") {
-      tasks.push(limit(async () => {
-        const statuses: Record<string, Region["RegionOptStatus"]> = {};
-        for await (const region of clients.account.listRegions(accountField(need.account), { signal })) statuses[region.RegionName] = region.RegionOptStatus;
-        regions[need.account] = statuses;
-      }));
+  // One queue per operation, interleaved below: the service throttles each operation on its own, so
+  // their reads must proceed side by side rather than one operation's backlog holding every slot.
+  const apiReads: Array<() => Promise<void>> = [...apiIds].map((apiId) => async () => {
+    let protocolType = knownProtocols.get(apiId);
+    let name = knownNames.get(apiId);
+    if (!protocolType) {
+      const api = await clients.gateway.getApi(apiId, { signal });
+      if (!api) return;
+      protocolType = api.protocolType;
+      name = api.name;
     }
-  }
+    try {
+      const [routes, integrations] = await Promise.all([
+        collect(clients.gateway.routes(apiId, { signal })),
+        collect(clients.gateway.integrations(apiId, { signal })),
+      ]);
+      apis[apiId] = { apiId, name, protocolType, routes, integrations };
+    } catch (error) {
+      if (!isNotFound(error, "Api")) throw error;
+    }
+  });
+  const contactReads = needs.filter((need) => need.type === "contact").map((need) => async () => {
+    contacts[`${need.account}/${need.contactType}`] = (await clients.account.getAlternateContact({ ...accountField(need.account), AlternateContactType: need.contactType }, { signal })) ?? null;
+  });
+  const regionReads = needs.filter((need) => need.type === "regions").map((need) => async () => {
+    const statuses: Record<string, Region["RegionOptStatus"]> = {};
+    for await (const region of clients.account.listRegions(accountField(need.account), { signal })) statuses[region.RegionName] = region.RegionOptStatus;
+    regions[need.account] = statuses;
+  });
+  const tasks = interleave([apiReads, contactReads, regionReads]).map((read) => limit(read));
   await Promise.all(tasks);
   return { apis: sortKeys(apis), apiIdsByName, contacts: sortKeys(contacts), regions: sortKeys(regions) };
+}
+
+/** Items of several lists, alternating between the lists. */
+function interleave<T>(lists: ReadonlyArray<ReadonlyArray<T>>): T[] {
+  const out: T[] = [];
+  for (let i = 0; out.length < lists.reduce((sum, list) => sum + list.length, 0); i += 1) {
+    for (const list of lists) if (i < list.length) out.push(list[i]!);
+  }
+  return out;
 }
 
 function sortKeys<T>(record: Record<string, T>): Record<string, T> {

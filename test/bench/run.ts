@@ -5,6 +5,8 @@ import { z } from "zod";
 import type { BenchCase, BenchGoal } from "./bench-case.js";
 import { startBenchService } from "./bench-service.js";
 import { BENCH_CASES } from "./cases/index.js";
+import type { BenchExperiment, ExperimentReport } from "./experiment.js";
+import { BENCH_EXPERIMENTS } from "./experiments/index.js";
 import { runLoad, type RoundResult } from "./load.js";
 import { median } from "./stats.js";
 
@@ -59,14 +61,16 @@ function machineInfo() {
   };
 }
 
-function selectCases(config: BenchConfig): BenchCase[] {
-  if (!config.BENCH_CASES) return [...BENCH_CASES];
+/** The load cases and experiments BENCH_CASES names (all when absent). */
+function selectCases(config: BenchConfig): { cases: BenchCase[]; experiments: BenchExperiment[] } {
+  if (!config.BENCH_CASES) return { cases: [...BENCH_CASES], experiments: [...BENCH_EXPERIMENTS] };
   const wanted = config.BENCH_CASES.split(",").map((name) => name.trim()).filter(Boolean);
-  const unknown = wanted.filter((name) => !BENCH_CASES.some((c) => c.name === name));
+  const known = [...BENCH_CASES.map((c) => c.name), ...BENCH_EXPERIMENTS.map((e) => e.name)];
+  const unknown = wanted.filter((name) => !known.includes(name));
   if (unknown.length > 0) {
-    throw new Error(`BENCH_CASES names unknown case${unknown.length > 1 ? "s" : ""} ${unknown.map((n) => JSON.stringify(n)).join(", ")}: expected names among ${BENCH_CASES.map((c) => JSON.stringify(c.name)).join(", ")}`);
+    throw new Error(`BENCH_CASES names unknown case${unknown.length > 1 ? "s" : ""} ${unknown.map((n) => JSON.stringify(n)).join(", ")}: expected names among ${known.map((n) => JSON.stringify(n)).join(", ")}`);
   }
-  return BENCH_CASES.filter((c) => wanted.includes(c.name));
+  return { cases: BENCH_CASES.filter((c) => wanted.includes(c.name)), experiments: BENCH_EXPERIMENTS.filter((e) => wanted.includes(e.name)) };
 }
 
 function goalMet(goal: BenchGoal | undefined, requestsPerSecond: number, p99Ms: number): boolean | undefined {
@@ -144,12 +148,17 @@ async function main(): Promise<number> {
   const parsed = BenchConfig.safeParse(process.env);
   if (!parsed.success) throw new Error(parsed.error.issues.map((issue) => issue.message).join("; "));
   const config = parsed.data;
-  const cases = selectCases(config);
+  const { cases, experiments } = selectCases(config);
   const machine = machineInfo();
   const where = config.BENCH_IN_PROCESS === "1" ? "in the bench process" : "in a child process (converge serve)";
 
   const reports: CaseReport[] = [];
   for (const benchCase of cases) reports.push(await runCase(benchCase, config));
+  const experimentReports: Array<ExperimentReport & { name: string }> = [];
+  for (const experiment of experiments) {
+    process.stderr.write(`${experiment.name}: ${experiment.description}\n`);
+    experimentReports.push({ name: experiment.name, ...(await experiment.run({ rounds: config.BENCH_ROUNDS })) });
+  }
   const loadAverageAfter = Math.round(loadavg()[0]! * 100) / 100;
 
   const lines = [
@@ -160,8 +169,8 @@ async function main(): Promise<number> {
     `service ${where}; autocannon in the bench process · ${config.BENCH_CONNECTIONS} connections, pipelining 1 · ` +
       `${config.BENCH_ROUNDS} rounds × ${config.BENCH_SECONDS} s after a ${config.BENCH_WARMUP_SECONDS} s warm-up · medians over rounds`,
     "",
-    renderBenchTableAsMarkdown(reports),
-    "",
+    ...(reports.length > 0 ? [renderBenchTableAsMarkdown(reports), ""] : []),
+    ...experimentReports.map((report) => report.markdown + (report.problems.length > 0 ? `\nproblems: ${report.problems.join("; ")}\n` : "")),
   ];
   process.stdout.write(lines.join("\n"));
 
@@ -177,10 +186,11 @@ async function main(): Promise<number> {
       service: config.BENCH_IN_PROCESS === "1" ? "in-process" : "child-process",
     },
     cases: reports,
+    experiments: experimentReports.map(({ name, data, problems }) => ({ name, data, problems })),
   };
   await writeFile(config.BENCH_RESULTS, `${JSON.stringify(results, null, 2)}\n`);
   process.stderr.write(`results written to ${resolve(config.BENCH_RESULTS)}\n`);
-  return reports.some((r) => r.problems.length > 0) ? 1 : 0;
+  return reports.some((r) => r.problems.length > 0) || experimentReports.some((r) => r.problems.length > 0) ? 1 : 0;
 }
 
 try {

@@ -1,9 +1,9 @@
 import type { IntegrationDocument } from "../../desired/schema.js";
 import { TIMEOUT_RANGE_BY_PROTOCOL, type Integration, type ProtocolType } from "../../spec/gateway.js";
 import { collect, isAmbiguousWrite } from "../../clients/index.js";
-import { bodyOf, deepEqual, diffFields, patchOf } from "../diff.js";
+import { bodyOf, canonicalJson, deepEqual, diffFields, patchOf } from "../diff.js";
 import { PHASE, type PlannedAction } from "../model.js";
-import { apiRefKey, problemAt, type ApplyContext, type KindHandler } from "./kind-handler.js";
+import { apiRefKey, groupBy, problemAt, type ApplyContext, type KindHandler } from "./kind-handler.js";
 import { integrationAddress, protocolProblems } from "./gateway-common.js";
 
 /** The fields that identify an integration when no integrationId is pinned (DESIGN.md §3). */
@@ -25,6 +25,11 @@ export function matchesNaturalKey(spec: Readonly<Record<string, unknown>>, live:
   });
 }
 
+/** The API and natural key of a document, as one comparable string. */
+function naturalKeyOf(document: IntegrationDocument): string {
+  return `${apiRefKey(document.api)}\u0000${canonicalJson(NATURAL_KEY_FIELDS.map((field) => document.spec[field] ?? null))}`;
+}
+
 function integrationDefaults(protocol: ProtocolType | undefined): Record<string, unknown> {
   return { connectionType: "INTERNET", ...(protocol ? { timeoutInMillis: TIMEOUT_RANGE_BY_PROTOCOL[protocol].default } : {}) };
 }
@@ -42,6 +47,7 @@ export const integrationHandler: KindHandler<IntegrationDocument> = {
 
   identity: (document) => `${apiRefKey(document.api)}/${document.name}`,
   displayName: (document) => document.name,
+  pinned: (document) => document.spec.integrationId !== undefined,
   needs: (document) => [{ type: "api", ref: document.api }],
 
   crossCheck(loaded, index) {
@@ -51,10 +57,10 @@ export const integrationHandler: KindHandler<IntegrationDocument> = {
     const protocol = index.declaredProtocol(key);
     if (protocol) problems.push(...protocolProblems(loaded, protocol));
     if (document.spec.integrationId === undefined && document.ensure === "present") {
-      const naturalKey = NATURAL_KEY_FIELDS.map((field) => document.spec[field]);
-      const twin = index.documents.find((other) => other !== loaded && other.document.kind === "Integration"
-        && apiRefKey(other.document.api) === key && other.document.spec.integrationId === undefined && other.document.ensure === "present"
-        && deepEqual(NATURAL_KEY_FIELDS.map((field) => (other.document as IntegrationDocument).spec[field]), naturalKey));
+      const twins = index.memo("integration-natural-keys", () => groupBy(index.documents, (other) =>
+        other.document.kind === "Integration" && other.document.spec.integrationId === undefined && other.document.ensure === "present"
+          ? naturalKeyOf(other.document) : undefined));
+      const twin = twins.get(naturalKeyOf(document))?.find((other) => other !== loaded);
       if (twin) {
         problems.push(problemAt(loaded, ["spec"], `integration ${JSON.stringify(document.name)} has the same natural key (${NATURAL_KEY_FIELDS.join(", ")}) as ${JSON.stringify((twin.document as IntegrationDocument).name)} at ${twin.source.file}:${twin.source.line}: pin one with spec.integrationId`));
       }
@@ -82,7 +88,7 @@ export const integrationHandler: KindHandler<IntegrationDocument> = {
         return { problems: [], actions: [action({ type: "refused", phase: PHASE.integrations, changes: [], reason: `pinned integrationId ${document.spec.integrationId} does not exist in API ${apiId}: remove the pin to create a new integration` })] };
       }
     } else {
-      const candidates = liveApi.integrations.filter((live) => !context.isClaimed("integrations", apiId, live.integrationId) && matchesNaturalKey(spec, live));
+      const candidates = liveApi.integrations.filter((live) => matchesNaturalKey(spec, live) && !context.isClaimed("integrations", apiId, live.integrationId));
       if (candidates.length > 1) {
         return {
           actions: [],
@@ -148,8 +154,6 @@ export const integrationHandler: KindHandler<IntegrationDocument> = {
   },
 };
 
-const CREATE_ATTEMPTS = 4;
-
 /**
  * Creates an integration without ever duplicating it: after an ambiguous failure, the API's
  * integrations are read again and one matching the body adopted before any new attempt. (Planning
@@ -162,7 +166,7 @@ async function createIntegrationOnce(apiId: string, body: Readonly<Record<string
     try {
       return (await gateway.createIntegration(apiId, body as Parameters<typeof gateway.createIntegration>[1], { signal: context.signal })).integrationId;
     } catch (error) {
-      if (!isAmbiguousWrite(error) || attempt >= CREATE_ATTEMPTS) throw error;
+      if (!isAmbiguousWrite(error) || attempt >= context.createAttempts) throw error;
       const appeared = (await collect(gateway.integrations(apiId, { signal: context.signal })))
         .filter((live) => !claimedIds(context).has(live.integrationId) && matchesNaturalKey(body, live));
       if (appeared.length > 0) {

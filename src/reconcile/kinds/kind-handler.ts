@@ -10,6 +10,8 @@ export interface DocumentIndex {
   readonly documents: ReadonlyArray<LoadedDocument>;
   /** The protocol an `Api` document declares for an API reference key, if any. */
   declaredProtocol(apiRefKey: string): ProtocolType | undefined;
+  /** A lookup table built once per index (handlers index the documents they cross-check against). */
+  memo<T>(key: string, build: () => T): T;
 }
 
 /** What a handler's planning sees besides its own document. Planning never calls anything. */
@@ -38,6 +40,8 @@ export interface ApplyContext {
   /** How long to wait for a Region to leave ENABLING/DISABLING. @default 300000 */
   readonly regionSettleTimeoutMs: number;
   readonly regionPollIntervalMs: number;
+  /** Attempts of one create after ambiguous failures, each preceded by a re-read. */
+  readonly createAttempts: number;
 }
 
 export interface HandlerPlan {
@@ -59,6 +63,8 @@ export interface KindHandler<D extends Document = Document> {
   identity(document: D): string;
   /** Short name for --target KIND/NAME and messages. */
   displayName(document: D): string;
+  /** Whether the document pins a live ID; pinned documents plan first, so that they claim it before natural-key matching. @default false */
+  pinned?(document: D): boolean;
   needs(document: D): LiveNeed[];
   /** Checks against the other documents, before any call. */
   crossCheck(document: LoadedDocument<D>, index: DocumentIndex): DesiredStateProblem[];
@@ -79,3 +85,17 @@ export function problemAt(document: LoadedDocument, path: ReadonlyArray<Property
   const location = document.locate(path);
   return { ...location, path: path.map(String).join("."), message };
 }
+
+/** Documents grouped by a key (documents without one are left out). */
+export function groupBy(documents: ReadonlyArray<LoadedDocument>, keyOf: (loaded: LoadedDocument) => string | undefined): Map<string, LoadedDocument[]> {
+  const groups = new Map<string, LoadedDocument[]>();
+  for (const loaded of documents) {
+    const key = keyOf(loaded);
+    if (key === undefined) continue;
+    const group = groups.get(key);
+    if (group) group.push(loaded);
+    else groups.set(key, [loaded]);
+  }
+  return groups;
+}
+

@@ -3,7 +3,7 @@ import type { Route } from "../../spec/gateway.js";
 import { collect, isAmbiguousWrite } from "../../clients/index.js";
 import { bodyOf, diffFields, patchOf } from "../diff.js";
 import { PHASE, type FieldChange, type PlannedAction } from "../model.js";
-import { apiRefKey, problemAt, type ApplyContext, type KindHandler } from "./kind-handler.js";
+import { apiRefKey, groupBy, problemAt, type ApplyContext, type KindHandler } from "./kind-handler.js";
 import { protocolProblems, routeAddress } from "./gateway-common.js";
 
 const ROUTE_DEFAULTS: Readonly<Record<string, unknown>> = { authorizationType: "NONE", apiKeyRequired: false };
@@ -30,7 +30,9 @@ export const routeHandler: KindHandler<RouteDocument> = {
     if (protocol) problems.push(...protocolProblems(loaded, protocol));
     const target = document.spec.target;
     if (target && typeof target === "object" && document.ensure === "present") {
-      const integration = index.documents.find((other) => other.document.kind === "Integration" && apiRefKey(other.document.api) === key && other.document.name === target.integration);
+      const byName = index.memo("integrations-by-name", () => groupBy(index.documents, (other) =>
+        other.document.kind === "Integration" ? `${apiRefKey(other.document.api)}/${other.document.name}` : undefined));
+      const integration = byName.get(`${key}/${target.integration}`)?.[0];
       if (!integration) {
         problems.push(problemAt(loaded, ["spec", "target", "integration"], `target names integration ${JSON.stringify(target.integration)}, but no Integration document of the same api declares that name`));
       } else if (integration.document.ensure === "absent") {
@@ -130,8 +132,6 @@ function resolveTarget(apiId: string, name: string | undefined, context: ApplyCo
   return { target: `integrations/${id}` };
 }
 
-const CREATE_ATTEMPTS = 4;
-
 /** Creates a route without duplicating it: after an ambiguous failure, a live route with the key is adopted. */
 async function createRouteOnce(apiId: string, body: Route, context: ApplyContext): Promise<void> {
   const gateway = context.clients.gateway;
@@ -140,7 +140,7 @@ async function createRouteOnce(apiId: string, body: Route, context: ApplyContext
       await gateway.createRoute(apiId, body, { signal: context.signal });
       return;
     } catch (error) {
-      if (!isAmbiguousWrite(error) || attempt >= CREATE_ATTEMPTS) throw error;
+      if (!isAmbiguousWrite(error) || attempt >= context.createAttempts) throw error;
       const existing = (await collect(gateway.routes(apiId, { signal: context.signal }))).find((live) => live.routeKey === body.routeKey);
       if (existing) {
         context.progress(`adopted route ${existing.routeId} (${existing.routeKey}) created by an attempt whose answer was lost`);

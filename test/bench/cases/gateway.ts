@@ -13,7 +13,7 @@ async function gatewayCall(service: BenchService, method: "POST" | "GET", path: 
 }
 
 /** An HTTP API with `integrations` integrations and one JWT route targeting the first. */
-async function seedApi(service: BenchService, integrations: number): Promise<{ apiId: string; routeId: string }> {
+export async function seedApi(service: BenchService, integrations: number): Promise<{ apiId: string; routeId: string }> {
   const api = await gatewayCall(service, "POST", "/v2/apis", { name: "bench", protocolType: "HTTP" });
   const apiId = api.apiId as string;
   let firstIntegration = "";

@@ -1,0 +1,94 @@
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import type { Clients } from "../../src/clients/index.js";
+import { applyPlan } from "../../src/reconcile/apply.js";
+import { readAndPlan } from "../../src/reconcile/reconcile.js";
+import { startService, type RunningService } from "../../src/service/index.js";
+import { createApi, createIntegration, createRoute } from "../support/gateway.js";
+import { adminClients, describeActions, readApis, reconcileWorld, removeDirectory, replan, writeAndLoad } from "./support/reconcile-harness.js";
+
+/**
+ * The shrunk counterexamples of plan-apply.property.test.ts, kept as examples: each needed a second
+ * apply (or never converged) before its fix.
+ */
+describe("plan then apply converges in one apply", () => {
+  let service: RunningService;
+  let clients: Clients;
+  const directories: string[] = [];
+
+  beforeEach(async () => {
+    service = await startService({ port: 0, world: reconcileWorld() });
+    clients = adminClients(service.url);
+  });
+
+  afterEach(async () => {
+    await clients.close();
+    await service.close();
+    await Promise.all(directories.splice(0).map(removeDirectory));
+  });
+
+  async function applyOnce(yaml: string) {
+    const { documents, directory } = await writeAndLoad({ "desired.yaml": yaml });
+    directories.push(directory);
+    const first = await readAndPlan(documents, clients);
+    expect(first.problems).toEqual([]);
+    const report = await applyPlan(first.plan, clients);
+    expect(report.outcomes.filter((outcome) => outcome.status === "failed")).toEqual([]);
+    const after = await replan(documents, clients);
+    expect(after.problems).toEqual([]);
+    expect(after.pending.length, `a fresh plan still changes:\n${describeActions(after.pending)}`).toBe(0);
+    return first.plan;
+  }
+
+  // the old integration is let go either by pruning or by ensure: absent
+  test.each([
+    { how: "pruned", oldIntegration: (_apiId: string) => "", apiSpec: "{prune: true}" },
+    { how: "ensure: absent", oldIntegration: (apiId: string) => `---\nkind: Integration\nname: old\napi: ${apiId}\nensure: absent\nspec: {integrationType: MOCK, integrationUri: "https://old.example/"}\n`, apiSpec: "{prune: false}" },
+  ])("deletes the integration a route leaves for one this apply creates ($how)", async ({ oldIntegration, apiSpec }) => {
+    const { apiId } = await createApi(service, "WEBSOCKET", { name: "retarget" });
+    const old = await createIntegration(service, apiId, "WEBSOCKET", { integrationUri: "https://old.example/" });
+    await createRoute(service, apiId, { routeKey: "sendMessage", target: `integrations/${old.integrationId}` });
+
+    const plan = await applyOnce(`kind: Integration
+name: fresh
+api: ${apiId}
+spec: {integrationType: MOCK, integrationUri: "https://fresh.example/"}
+---
+kind: Route
+api: ${apiId}
+spec: {routeKey: sendMessage, target: {integration: fresh}}
+---
+kind: Api
+api: ${apiId}
+spec: ${apiSpec}
+${oldIntegration(apiId)}`);
+
+    // planned as a delete in the first plan, not refused as "still the target of route …"
+    expect(plan.actions.filter((action) => action.kind === "Integration" && action.name !== "fresh").map((action) => [action.type, action.reason?.split(":")[0]]))
+      .toEqual([["delete", expect.stringMatching(/^(pruned|ensure)/)]]);
+    const live = (await readApis(clients, [apiId]))[apiId]!;
+    expect(live.integrations.map((integration) => integration.integrationUri)).toEqual(["https://fresh.example/"]);
+    expect(live.routes.map((route) => [route.routeKey, route.target])).toEqual([["sendMessage", `integrations/${live.integrations[0]!.integrationId}`]]);
+  });
+
+  test("never matches an integration pinned by one document to another document's natural key", async () => {
+    const { apiId } = await createApi(service, "HTTP", { name: "pins" });
+    const pinned = await createIntegration(service, apiId, "HTTP", { integrationUri: "https://shared.example/", description: "live" });
+
+    // the unpinned document comes first in the file: it used to claim the pinned integration, and the two then took turns
+    const plan = await applyOnce(`kind: Integration
+name: by-natural-key
+api: ${apiId}
+spec: {integrationType: HTTP_PROXY, integrationUri: "https://shared.example/", integrationMethod: ANY, payloadFormatVersion: "1.0", description: unpinned}
+---
+kind: Integration
+name: by-id
+api: ${apiId}
+spec: {integrationId: ${pinned.integrationId}, integrationType: HTTP_PROXY, description: pinned}
+`);
+
+    expect(plan.actions.map((action) => [action.name, action.type])).toEqual([["by-id", "update"], ["by-natural-key", "create"]]);
+    const live = (await readApis(clients, [apiId]))[apiId]!;
+    expect(Object.fromEntries(live.integrations.map((integration) => [integration.integrationId === pinned.integrationId ? "pinned" : "created", integration.description])))
+      .toEqual({ pinned: "pinned", created: "unpinned" });
+  });
+});
