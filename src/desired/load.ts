@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, join, relative } from "node:path";
-import { LineCounter, parseAllDocuments, isMap, isSeq, type Document as YamlDocument, type Node as YamlNode } from "yaml";
+import type { z } from "zod";
+import { LineCounter, parseAllDocuments, isMap, isScalar, isSeq, type Document as YamlDocument, type Node as YamlNode } from "yaml";
 import { describeZodIssues, formatPath, isPlainObject, renderValue } from "../spec/field-issues.js";
 import { DOCUMENT_SCHEMAS, KINDS, type Document, type Kind } from "./schema.js";
 import { DesiredStateError, type DesiredStateProblem, type SourceLocation } from "./desired-state-error.js";
@@ -112,13 +113,21 @@ function validateDocument(
 ): { document: LoadedDocument } | { problems: DesiredStateProblem[] } {
   const locate = (path: ReadonlyArray<PropertyKey>): SourceLocation => {
     for (let length = path.length; length >= 0; length -= 1) {
-      const node = yamlDocument.getIn([...prefix, ...path.slice(0, length)], true) as YamlNode | undefined;
+      const full = [...prefix, ...path.slice(0, length)];
+      // a field of a mapping stands where its key is written (a block value starts on a later line)
+      const parent = length > 0 ? yamlDocument.getIn(full.slice(0, -1), true) : undefined;
+      if (isMap(parent)) {
+        const pair = parent.items.find((item) => (isScalar(item.key) ? item.key.value : item.key) === full[full.length - 1]);
+        if (pair && isScalar(pair.key) && pair.key.range) return at(pair.key.range[0]);
+      }
+      const node = yamlDocument.getIn(full, true) as YamlNode | undefined;
       if (node && typeof node === "object" && node.range) return at(node.range[0]);
     }
     return at(0);
   };
   const node = yamlDocument.getIn(prefix, true) as YamlNode | undefined;
-  const raw: unknown = prefix.length === 0 ? yamlDocument.toJS() : yamlDocument.getIn(prefix);
+  // getIn() returns the YAML node of a collection, not its value: index the plain value instead
+  const raw: unknown = prefix.reduce<unknown>((value, index) => (Array.isArray(value) ? value[index] : undefined), yamlDocument.toJS());
   const problem = (path: ReadonlyArray<PropertyKey>, message: string): DesiredStateProblem => ({ ...locate(path), path: path.length ? formatPath(path) : "", message });
   if (!isPlainObject(raw) || (node && !isMap(node))) {
     return { problems: [problem([], `a document must be a mapping with kind and spec, received ${renderValue(raw)}`)] };
@@ -129,7 +138,21 @@ function validateDocument(
   }
   const result = DOCUMENT_SCHEMAS[kind as Kind].safeParse(raw);
   if (!result.success) {
-    return { problems: describeZodIssues(result.error.issues, raw).map((issue) => problem(issue.path ?? [], issue.message)) };
+    return { problems: describeZodIssues(pinpointIssues(result.error.issues), raw).map((issue) => problem(issue.path ?? [], issue.message)) };
   }
   return { document: { document: result.data as Document, source: locate([]), locate } };
+}
+
+/**
+ * Issues at the field they are about: an unknown field at its own key (zod reports it on the
+ * mapping), and a union whose every branch got the right shape but a bad field (an AlternateContact
+ * spec with a lower-case type) as the fields of its closest branch, not as "invalid input".
+ */
+function pinpointIssues(issues: ReadonlyArray<z.core.$ZodIssue>): z.core.$ZodIssue[] {
+  return issues.flatMap((issue): z.core.$ZodIssue[] => {
+    if (issue.code === "unrecognized_keys") return issue.keys.map((key) => ({ ...issue, keys: [key], path: [...issue.path, key] }));
+    if (issue.code !== "invalid_union" || issue.errors.length === 0 || !issue.errors.every((branch) => branch.length > 0 && branch.every((inner) => inner.path.length > 0))) return [issue];
+    const closest = issue.errors.reduce((best, branch) => (branch.length < best.length ? branch : best));
+    return pinpointIssues(closest.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })));
+  });
 }

@@ -80,13 +80,18 @@ export type ActionRequest =
   | { readonly op: "deleteRoute"; readonly apiId: string; readonly routeId: string }
   | { readonly op: "none"; readonly apiId?: string; readonly name?: string; readonly integrationId?: string };
 
-/** Phases of apply (DESIGN.md §3: integrations before the routes that target them; deletes last, routes before integrations). */
+/**
+ * Phases of apply (DESIGN.md §3: integrations before the routes that target them; deletes last,
+ * routes before integrations). Route updates come before route creates, so that a route renamed by
+ * its pin frees its old key before a create takes it.
+ */
 export const PHASE = {
   independent: 0,
   integrations: 0,
   routes: 1,
-  routeDeletes: 2,
-  integrationDeletes: 3,
+  routeCreates: 2,
+  routeDeletes: 3,
+  integrationDeletes: 4,
 } as const;
 
 export interface PlanSummary {

@@ -236,7 +236,9 @@ export function integrationProtocolIssues(protocol: ProtocolType, integration: I
       message: `${prefix}timeoutInMillis ${timeout} is out of range for ${label}: expected ${range.min} to ${range.max} (default ${range.default})`,
     });
   }
-  if (protocol === "HTTP" && (options.requirePayloadFormatVersion ?? true) && !isSet(integration.payloadFormatVersion)) {
+  if (protocol === "HTTP" && integration.payloadFormatVersion === null) {
+    issues.push({ name: `${prefix}payloadFormatVersion`, message: `${prefix}payloadFormatVersion cannot be absent (null) on an HTTP API: it is required there` });
+  } else if (protocol === "HTTP" && (options.requirePayloadFormatVersion ?? true) && !isSet(integration.payloadFormatVersion)) {
     issues.push({ name: `${prefix}payloadFormatVersion`, message: `${prefix}payloadFormatVersion is required for HTTP APIs (e.g. "1.0" or "2.0")` });
   }
   for (const [key, value] of Object.entries(integration.requestParameters ?? {})) {

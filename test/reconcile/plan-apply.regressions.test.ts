@@ -92,3 +92,98 @@ spec: {integrationId: ${pinned.integrationId}, integrationType: HTTP_PROXY, desc
       .toEqual({ pinned: "pinned", created: "unpinned" });
   });
 });
+
+describe("pins and protocol rules found before any write", () => {
+  let service: RunningService;
+  let clients: Clients;
+  const directories: string[] = [];
+
+  beforeEach(async () => {
+    service = await startService({ port: 0, world: reconcileWorld() });
+    clients = adminClients(service.url);
+  });
+
+  afterEach(async () => {
+    await clients.close();
+    await service.close();
+    await Promise.all(directories.splice(0).map(removeDirectory));
+  });
+
+  test("renames a route through its pin in one apply, while a document for its old key is absent", async () => {
+    const { apiId } = await createApi(service, "HTTP", { name: "rename" });
+    const route = await createRoute(service, apiId, { routeKey: "GET /old" });
+    const { documents, directory } = await writeAndLoad({ "desired.yaml": `kind: Route
+api: ${apiId}
+ensure: absent
+spec: {routeKey: GET /old}
+---
+kind: Route
+api: ${apiId}
+spec: {routeId: ${route.routeId}, routeKey: GET /new}
+` });
+    directories.push(directory);
+    const first = await readAndPlan(documents, clients);
+    expect(first.problems).toEqual([]);
+    expect(first.plan.actions.map((action) => [action.address.split("/").slice(2).join("/"), action.type])).toEqual([["GET /new", "update"], ["GET /old", "no-op"]]);
+    expect((await applyPlan(first.plan, clients)).failed).toBe(0);
+    const live = (await readApis(clients, [apiId]))[apiId]!;
+    expect(live.routes.map((r) => [r.routeId, r.routeKey])).toEqual([[route.routeId, "GET /new"]]);
+    expect((await replan(documents, clients)).pending).toEqual([]);
+  });
+
+  test("renames a route through its pin and creates a new route with its old key in one apply", async () => {
+    const { apiId } = await createApi(service, "HTTP", { name: "rename-and-reuse" });
+    const route = await createRoute(service, apiId, { routeKey: "GET /old" });
+    const { documents, directory } = await writeAndLoad({ "desired.yaml": `kind: Route
+api: ${apiId}
+spec: {routeKey: GET /old, operationName: reused}
+---
+kind: Route
+api: ${apiId}
+spec: {routeId: ${route.routeId}, routeKey: GET /new}
+` });
+    directories.push(directory);
+    const first = await readAndPlan(documents, clients);
+    expect((await applyPlan(first.plan, clients)).failed).toBe(0);
+    const live = (await readApis(clients, [apiId]))[apiId]!;
+    expect(Object.fromEntries(live.routes.map((r) => [r.routeKey, r.routeId === route.routeId ? "renamed" : "created"]))).toEqual({ "GET /new": "renamed", "GET /old": "created" });
+    expect((await replan(documents, clients)).pending).toEqual([]);
+  });
+
+  test("refuses two documents pinning the same integration or route, before any call", async () => {
+    const count = service.requests.count();
+    await expect(writeAndLoad({ "desired.yaml": `kind: Integration
+name: a
+api: abcdefghij
+spec: {integrationId: abc1234, integrationType: MOCK}
+---
+kind: Integration
+name: b
+api: abcdefghij
+spec: {integrationId: abc1234, integrationType: MOCK}
+---
+kind: Route
+api: abcdefghij
+spec: {routeId: rte1234, routeKey: GET /a}
+---
+kind: Route
+api: abcdefghij
+spec: {routeId: rte1234, routeKey: GET /b}
+` })).rejects.toThrow(/desired.yaml:9:8: spec.integrationId: integrationId abc1234 is already pinned by "a" at \S*desired.yaml:1\b[\s\S]*desired.yaml:17:8: spec.routeId: routeId rte1234 is already pinned/);
+    expect(service.requests.count()).toBe(count);
+  });
+
+  test("refuses payloadFormatVersion: null on an HTTP API at plan time, with no write", async () => {
+    const { apiId } = await createApi(service, "HTTP", { name: "nullpfv" });
+    await createIntegration(service, apiId, "HTTP", { integrationUri: "https://pfv.example/" });
+    const { documents, directory } = await writeAndLoad({ "desired.yaml": `kind: Integration
+name: pfv
+api: ${apiId}
+spec: {integrationType: HTTP_PROXY, integrationUri: "https://pfv.example/", payloadFormatVersion: null}
+` });
+    directories.push(directory);
+    const result = await readAndPlan(documents, clients);
+    expect(result.problems.map((problem) => `${problem.line}:${problem.path}`)).toEqual(["4:spec.payloadFormatVersion"]);
+    expect(result.problems[0]!.message).toMatch(/cannot be absent \(null\) on an HTTP API/);
+  });
+});

@@ -56,6 +56,14 @@ export const integrationHandler: KindHandler<IntegrationDocument> = {
     const problems = [];
     const protocol = index.declaredProtocol(key);
     if (protocol) problems.push(...protocolProblems(loaded, protocol));
+    if (document.spec.integrationId !== undefined) {
+      const pins = index.memo("integration-pins", () => groupBy(index.documents, (other) =>
+        other.document.kind === "Integration" && other.document.spec.integrationId !== undefined ? `${apiRefKey(other.document.api)}/${other.document.spec.integrationId}` : undefined));
+      const first = pins.get(`${key}/${document.spec.integrationId}`)?.[0];
+      if (first && first !== loaded) {
+        problems.push(problemAt(loaded, ["spec", "integrationId"], `integrationId ${document.spec.integrationId} is already pinned by ${JSON.stringify((first.document as IntegrationDocument).name)} at ${first.source.file}:${first.source.line}: one integration, one document`));
+      }
+    }
     if (document.spec.integrationId === undefined && document.ensure === "present") {
       const twins = index.memo("integration-natural-keys", () => groupBy(index.documents, (other) =>
         other.document.kind === "Integration" && other.document.spec.integrationId === undefined && other.document.ensure === "present"

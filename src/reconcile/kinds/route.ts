@@ -19,6 +19,7 @@ export const routeHandler: KindHandler<RouteDocument> = {
   ops: ["createRoute", "updateRoute", "deleteRoute"],
 
   identity: (document) => `${apiRefKey(document.api)}/${document.spec.routeKey}`,
+  pinned: (document) => document.spec.routeId !== undefined,
   displayName: (document) => document.name ?? document.spec.routeKey,
   needs: (document) => [{ type: "api", ref: document.api }],
 
@@ -28,6 +29,14 @@ export const routeHandler: KindHandler<RouteDocument> = {
     const problems = [];
     const protocol = index.declaredProtocol(key);
     if (protocol) problems.push(...protocolProblems(loaded, protocol));
+    if (document.spec.routeId !== undefined) {
+      const pins = index.memo("route-pins", () => groupBy(index.documents, (other) =>
+        other.document.kind === "Route" && other.document.spec.routeId !== undefined ? `${apiRefKey(other.document.api)}/${other.document.spec.routeId}` : undefined));
+      const first = pins.get(`${key}/${document.spec.routeId}`)?.[0];
+      if (first && first !== loaded) {
+        problems.push(problemAt(loaded, ["spec", "routeId"], `routeId ${document.spec.routeId} is already pinned by the route at ${first.source.file}:${first.source.line}: one route, one document`));
+      }
+    }
     const target = document.spec.target;
     if (target && typeof target === "object" && document.ensure === "present") {
       const byName = index.memo("integrations-by-name", () => groupBy(index.documents, (other) =>
@@ -54,9 +63,10 @@ export const routeHandler: KindHandler<RouteDocument> = {
     const base = { kind: "Route" as const, address: routeAddress(apiId, spec.routeKey), name: document.name ?? spec.routeKey, identity: `${apiId}/${spec.routeKey}`, source: loaded.source };
     const action = (fields: Omit<PlannedAction, keyof typeof base>): PlannedAction => ({ ...base, ...fields });
 
+    // pinned routes plan first; a route a pin claimed (perhaps to rename it) is not matched by key again
     const match = spec.routeId !== undefined
       ? liveApi.routes.find((live) => live.routeId === spec.routeId)
-      : liveApi.routes.find((live) => live.routeKey === spec.routeKey);
+      : liveApi.routes.find((live) => live.routeKey === spec.routeKey && !context.isClaimed("routes", apiId, live.routeId));
     if (spec.routeId !== undefined && !match && document.ensure === "present") {
       return { problems: [], actions: [action({ type: "refused", phase: PHASE.routes, changes: [], reason: `pinned routeId ${spec.routeId} does not exist in API ${apiId}: remove the pin to create the route` })] };
     }
@@ -82,7 +92,7 @@ export const routeHandler: KindHandler<RouteDocument> = {
       const body = bodyOf(desired, ["routeId"]);
       const changes: FieldChange[] = Object.entries(body).map(([path, after]) => ({ path, before: null, after }));
       if (targetIntegration) changes.push({ path: "target", before: null, after: `integrations/(${targetIntegration}, created by this apply)` });
-      return { problems: [], actions: [action({ type: "create", phase: PHASE.routes, changes, request: { op: "createRoute", apiId, body, targetIntegration } })] };
+      return { problems: [], actions: [action({ type: "create", phase: PHASE.routeCreates, changes, request: { op: "createRoute", apiId, body, targetIntegration } })] };
     }
 
     const changes = diffFields(desired, match as Record<string, unknown>, { defaults: ROUTE_DEFAULTS, ignore: ["routeId"], normalize: { authorizationScopes: sortedSet } });

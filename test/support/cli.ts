@@ -1,0 +1,64 @@
+import { spawn } from "node:child_process";
+import { builtCliPath } from "./serve-process.js";
+
+/** How a `converge` subprocess ended and what it printed. */
+export interface CliResult {
+  /** Exit code (`null` only when the process was killed by a signal). */
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface CliOptions {
+  /**
+   * Environment of the process, on top of a clean copy of this one: `CONVERGE_*` variables of the
+   * test process are never inherited, and `NO_COLOR` is set so that output is plain text.
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Working directory (file names in messages are relative to it). @default process.cwd() */
+  readonly cwd?: string;
+  /** Kills the process after this long and fails. @default 45000 */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Runs the compiled CLI (`node dist/src/cli/main.js ARGS`) as a subprocess with stdin closed (so it
+ * is not a terminal) and resolves with its exit code, stdout and stderr. Never rejects on a non-zero
+ * exit; rejects when the process cannot start or outlives `timeoutMs`.
+ */
+export function runCli(args: ReadonlyArray<string>, options: CliOptions = {}): Promise<CliResult> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith("CONVERGE_")) env[key] = value;
+  }
+  env.NO_COLOR = "1";
+  for (const [key, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  const timeoutMs = options.timeoutMs ?? 45_000;
+  return new Promise<CliResult>((resolve, reject) => {
+    const child = spawn(process.execPath, [builtCliPath(), ...args], { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`converge ${args.join(" ")} did not exit within ${timeoutMs} ms; stdout: ${JSON.stringify(stdout)}; stderr: ${JSON.stringify(stderr)}`));
+    }, timeoutMs);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Renders a result for assertion messages. */
+export function describeCliResult(result: CliResult): string {
+  return `exit ${result.code}\n--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}`;
+}
