@@ -1,4 +1,3 @@
-import { Option, type Command } from "commander";
 import { Credentials, createClients, type Clients } from "../clients/index.js";
 import type { OutputFormat } from "../reconcile/render-plan.js";
 import { CliError } from "./cli-error.js";
@@ -17,29 +16,12 @@ export interface OutputFlags {
   readonly color: boolean;
 }
 
-/** Adds --endpoint, --account-endpoint, --gateway-endpoint and --token-file. */
-export function withConnectionOptions(command: Command): Command {
-  return command
-    .option("--endpoint <url>", "origin of both services (or CONVERGE_ENDPOINT)")
-    .option("--account-endpoint <url>", "origin of the account service, when it differs")
-    .option("--gateway-endpoint <url>", "origin of the gateway service, when it differs")
-    .option("--token-file <file>", "file holding the bearer token (else CONVERGE_TOKEN)")
-    .option("--rate-limit <rps[:burst]>", "client-side limit per operation, e.g. 100 or 100:20 (default: none until the service throttles, then adaptive)");
-}
-
 /** `RPS` or `RPS:BURST` (burst defaults to RPS / 10, at least 1). */
 export function parseRateLimit(value: string): { ratePerSecond: number; burst: number } {
   const match = /^(\d+(?:\.\d+)?)(?::(\d+))?$/.exec(value);
   const ratePerSecond = Number(match?.[1]);
   if (!match || !(ratePerSecond > 0)) throw new CliError(`--rate-limit ${JSON.stringify(value)} is not valid: expected requests per second, optionally with a burst, e.g. 100 or 100:20`);
   return { ratePerSecond, burst: match[2] !== undefined ? Math.max(1, Number(match[2])) : Math.max(1, Math.floor(ratePerSecond / 10)) };
-}
-
-/** Adds --output and --no-color. */
-export function withOutputOptions(command: Command): Command {
-  return command
-    .addOption(new Option("--output <format>", "result format").choices(["text", "json", "markdown"]).default("text"))
-    .option("--no-color", "plain text (also NO_COLOR)");
 }
 
 /** Both clients for the flags and environment; the token never leaves the Credentials object. */

@@ -2,12 +2,11 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { isConvergeError } from "../clients/errors.js";
 import { isDesiredStateError } from "../desired/desired-state-error.js";
-import { applyCommand, type ApplyFlags } from "./commands/apply-command.js";
-import { planCommand, type PlanFlags } from "./commands/plan-command.js";
-import { schemaCommand } from "./commands/schema-command.js";
-import { validateCommand } from "./commands/validate-command.js";
-import { withConnectionOptions, withOutputOptions } from "./connection.js";
-import { serveCommand } from "./serve-command.js";
+import type { ApplyFlags } from "./commands/apply-command.js";
+import type { PlanFlags } from "./commands/plan-command.js";
+import { withConnectionOptions, withOutputOptions } from "./options.js";
+
+// Each command's module is imported when it runs: `plan` in a CI job does not load the service.
 
 function integerIn(min: number, max: number, what: string) {
   return (value: string): number => {
@@ -35,6 +34,7 @@ program
   .option("--world <file>", "world file (JSON) to boot; without it, the demo world")
   .option("--state-file <file>", "make state durable in this file")
   .action(async (options: { host: string; port: number; world?: string; stateFile?: string }) => {
+    const { serveCommand } = await import("./serve-command.js");
     process.exitCode = await serveCommand(options);
   });
 
@@ -43,6 +43,7 @@ program
   .description("check desired-state files offline: schema, per-protocol rules where declared, cross-document references")
   .option("-f, --file <path>", "desired-state file or directory (repeatable)", repeatable, [])
   .action(async (options: { file: string[] }) => {
+    const { validateCommand } = await import("./commands/validate-command.js");
     process.exitCode = await validateCommand(options);
   });
 
@@ -55,6 +56,7 @@ withOutputOptions(withConnectionOptions(program
   .option("--target <kind/name>", "plan only this resource (repeatable), e.g. Route/GET /orders", repeatable, [])
   .option("--parallelism <n>", "reads in flight at once", integerIn(1, 256, "a number"), 16)))
   .action(async (options: PlanFlags) => {
+    const { planCommand } = await import("./commands/plan-command.js");
     process.exitCode = await planCommand(options);
   });
 
@@ -68,13 +70,15 @@ withOutputOptions(withConnectionOptions(program
   .option("--target <kind/name>", "apply only this resource (repeatable)", repeatable, [])
   .option("--parallelism <n>", "actions in flight at once", integerIn(1, 256, "a number"), 10)))
   .action(async (planFile: string | undefined, options: ApplyFlags) => {
+    const { applyCommand } = await import("./commands/apply-command.js");
     process.exitCode = await applyCommand(planFile, options);
   });
 
 program
   .command("schema")
   .description("print the JSON Schema of desired-state documents")
-  .action(() => {
+  .action(async () => {
+    const { schemaCommand } = await import("./commands/schema-command.js");
     process.exitCode = schemaCommand();
   });
 

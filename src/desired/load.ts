@@ -133,6 +133,9 @@ function validateDocument(
     return { problems: [problem([], `a document must be a mapping with kind and spec, received ${renderValue(raw)}`)] };
   }
   const kind = raw.kind;
+  if (kind === undefined && "formatVersion" in raw && "liveFingerprint" in raw && "actions" in raw) {
+    return { problems: [problem([], "this is a plan written by converge plan --out, not desired state: write plans outside the directories passed to -f, and apply them with converge apply PLAN.json")] };
+  }
   if (typeof kind !== "string" || !(KINDS as ReadonlyArray<string>).includes(kind)) {
     return { problems: [problem(["kind"], `kind ${renderValue(kind)} is not valid: expected one of ${KINDS.join(", ")}`)] };
   }

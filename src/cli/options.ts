@@ -1,0 +1,20 @@
+import { Option, type Command } from "commander";
+
+/** Option definitions shared by commands (kept apart from connecting, so that --help loads no client). */
+
+/** Adds --endpoint, --account-endpoint, --gateway-endpoint, --token-file and --rate-limit. */
+export function withConnectionOptions(command: Command): Command {
+  return command
+    .option("--endpoint <url>", "origin of both services (or CONVERGE_ENDPOINT)")
+    .option("--account-endpoint <url>", "origin of the account service, when it differs")
+    .option("--gateway-endpoint <url>", "origin of the gateway service, when it differs")
+    .option("--token-file <file>", "file holding the bearer token (else CONVERGE_TOKEN)")
+    .option("--rate-limit <rps[:burst]>", "client-side limit per operation, e.g. 100 or 100:20 (default: none until the service throttles, then adaptive)");
+}
+
+/** Adds --output and --no-color. */
+export function withOutputOptions(command: Command): Command {
+  return command
+    .addOption(new Option("--output <format>", "result format").choices(["text", "json", "markdown"]).default("text"))
+    .option("--no-color", "plain text (also NO_COLOR)");
+}
