@@ -149,7 +149,9 @@ class Pipeline {
         const read = await readJsonBody(request);
         if (!read.ok) {
           if (read.clientGone) {
+            // received but not applied, and nobody to answer: logged as 499 (client closed request)
             response.destroy();
+            this.#log(operation, request, path, 499, undefined);
             return;
           }
           if (read.closeConnection) response.setHeader("connection", "close");
