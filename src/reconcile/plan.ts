@@ -3,7 +3,6 @@ import type { DesiredStateProblem } from "../desired/desired-state-error.js";
 import type { LoadedDocument } from "../desired/load.js";
 import type { ApiRef, Kind } from "../desired/schema.js";
 import type { ProtocolType } from "../spec/gateway.js";
-import { canonicalJson } from "./diff.js";
 import { handlerOf, kindsInPlanOrder } from "./kinds/registry.js";
 import type { PlanContext } from "./kinds/kind-handler.js";
 import { PLAN_FORMAT_VERSION, summarize, type LiveNeed, type LiveState, type Plan, type PlannedAction } from "./model.js";
@@ -34,9 +33,14 @@ export function needsOf(documents: ReadonlyArray<LoadedDocument>): LiveNeed[] {
   return [...byKey.values()];
 }
 
-/** A stable hash of live state: equal states, equal fingerprints. */
+/**
+ * A stable hash of live state: equal states, equal fingerprints. Live state is built in a fixed key
+ * order (records sorted by readLive, items shaped by the wire schemas, which emit their fields in
+ * schema order), so plain JSON is canonical here; a converge of another version could order fields
+ * differently, which only makes `apply PLAN.json` refuse, the safe direction.
+ */
 export function fingerprint(live: LiveState): string {
-  return createHash("sha256").update(canonicalJson(live)).digest("hex");
+  return createHash("sha256").update(JSON.stringify(live)).digest("hex");
 }
 
 /**
@@ -74,8 +78,18 @@ export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, 
 }
 
 function createPlanContext(live: LiveState, options: PlanOptions): PlanContext {
-  const claimed = new Set<string>();
+  const claimed = new Map<string, Set<string>>();
+  const claimsOf = (collection: string, apiId: string) => {
+    const key = `${collection}/${apiId}`;
+    let ids = claimed.get(key);
+    if (!ids) {
+      ids = new Set();
+      claimed.set(key, ids);
+    }
+    return ids;
+  };
   const integrationNames = new Map<string, string>();
+  const memos = new Map<string, unknown>();
   return {
     live,
     prune: options.prune ?? false,
@@ -93,9 +107,13 @@ function createPlanContext(live: LiveState, options: PlanOptions): PlanContext {
       if (!api) return { problem: `API ${apiId} does not exist in this account (or the token may not read it)` };
       return { apiId, protocolType: api.protocolType as ProtocolType | undefined };
     },
-    claim: (collection, apiId, id) => void claimed.add(`${collection}/${apiId}/${id}`),
-    isClaimed: (collection, apiId, id) => claimed.has(`${collection}/${apiId}/${id}`),
+    claim: (collection, apiId, id) => void claimsOf(collection, apiId).add(id),
+    isClaimed: (collection, apiId, id) => claimed.get(`${collection}/${apiId}`)?.has(id) ?? false,
     resolveIntegrationName: (apiId, name, integrationId) => void integrationNames.set(`${apiId}/${name}`, integrationId),
     integrationIdOf: (apiId, name) => integrationNames.get(`${apiId}/${name}`),
+    memo<T>(key: string, build: () => T): T {
+      if (!memos.has(key)) memos.set(key, build());
+      return memos.get(key) as T;
+    },
   };
 }

@@ -96,7 +96,19 @@ export const integrationHandler: KindHandler<IntegrationDocument> = {
         return { problems: [], actions: [action({ type: "refused", phase: PHASE.integrations, changes: [], reason: `pinned integrationId ${document.spec.integrationId} does not exist in API ${apiId}: remove the pin to create a new integration` })] };
       }
     } else {
-      const candidates = liveApi.integrations.filter((live) => matchesNaturalKey(spec, live) && !context.isClaimed("integrations", apiId, live.integrationId));
+      // most documents set integrationUri: look at the live integrations with that URI only
+      const byUri = context.memo(`integrations-by-uri/${apiId}`, () => {
+        const index = new Map<string, Integration[]>();
+        for (const live of liveApi.integrations) {
+          const uri = live.integrationUri ?? "";
+          const group = index.get(uri);
+          if (group) group.push(live);
+          else index.set(uri, [live]);
+        }
+        return index;
+      });
+      const pool = typeof spec.integrationUri === "string" ? byUri.get(spec.integrationUri) ?? [] : liveApi.integrations;
+      const candidates = pool.filter((live) => matchesNaturalKey(spec, live) && !context.isClaimed("integrations", apiId, live.integrationId));
       if (candidates.length > 1) {
         return {
           actions: [],

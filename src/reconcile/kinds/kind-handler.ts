@@ -27,6 +27,8 @@ export interface PlanContext {
   /** Records which live integration a logical name resolved to (`pending` when it will be created). */
   resolveIntegrationName(apiId: string, name: string, integrationId: string | "pending"): void;
   integrationIdOf(apiId: string, name: string): string | "pending" | undefined;
+  /** A lookup table over live state built once per plan (like DocumentIndex.memo). */
+  memo<T>(key: string, build: () => T): T;
 }
 
 /** What executing an action can use. */
