@@ -8,6 +8,7 @@ import { CredentialsError } from "./errors.js";
  */
 export class Credentials {
   readonly #token: string;
+  readonly #header: string;
   /** Where the token came from ("CONVERGE_TOKEN", a file path, "inline"), for messages. */
   readonly source: string;
 
@@ -15,12 +16,13 @@ export class Credentials {
     const trimmed = token.trim();
     if (trimmed.length === 0 || /\s/.test(trimmed)) throw new CredentialsError(`the token from ${source} is empty or contains whitespace`);
     this.#token = trimmed;
+    this.#header = `Bearer ${trimmed}`;
     this.source = source;
   }
 
   /** The value of the Authorization header. */
   authorizationHeader(): string {
-    return `Bearer ${this.#token}`;
+    return this.#header;
   }
 
   /**

@@ -50,18 +50,23 @@ export class AdaptiveRateLimiter {
 
   /** Waits until the operation may send one request. */
   async acquire(operation: string, signal?: AbortSignal): Promise<void> {
+    const wait = this.reserve(operation);
+    if (wait > 0) await sleep(wait, signal);
+  }
+
+  /**
+   * Takes one token now and says how many milliseconds the caller must wait before sending (0: at
+   * once). Synchronous, so that the common case costs no promise.
+   */
+  reserve(operation: string): number {
     const bucket = this.#bucket(operation);
     const now = this.#now();
     this.#observe(bucket, now);
-    if (bucket.rate === Infinity) {
-      if (bucket.pausedUntil > now) await sleep(bucket.pausedUntil - now, signal);
-      return;
-    }
+    if (bucket.rate === Infinity) return bucket.pausedUntil > now ? bucket.pausedUntil - now : 0;
     bucket.tokens = Math.min(bucket.burst, bucket.tokens + ((now - bucket.updatedAt) * bucket.rate) / 1000);
     bucket.updatedAt = now;
     bucket.tokens -= 1;
-    const wait = Math.max(bucket.pausedUntil - now, bucket.tokens < 0 ? (-bucket.tokens * 1000) / bucket.rate : 0);
-    if (wait > 0) await sleep(wait, signal);
+    return Math.max(bucket.pausedUntil - now, bucket.tokens < 0 ? (-bucket.tokens * 1000) / bucket.rate : 0);
   }
 
   /** The service answered 429: slow this operation down and pause it for `retryAfterMs`. */
@@ -140,11 +145,13 @@ export class AdaptiveRateLimiter {
 
 /** The layer that takes a token before each attempt and feeds 429s and successes back. */
 export function rateLimitLayer(limiter: AdaptiveRateLimiter): Layer {
-  return (next) => async (request) => {
-    await limiter.acquire(request.operation, request.signal);
-    const response = await next(request);
-    if (response.status === 429) limiter.onThrottled(request.operation, response.retryAfterMs);
-    else if (response.status < 500) limiter.onSuccess(request.operation);
-    return response;
+  return (next) => (request) => {
+    const wait = limiter.reserve(request.operation);
+    const answered = wait > 0 ? sleep(wait, request.signal).then(() => next(request)) : next(request);
+    return answered.then((response) => {
+      if (response.status === 429) limiter.onThrottled(request.operation, response.retryAfterMs);
+      else if (response.status < 500) limiter.onSuccess(request.operation);
+      return response;
+    });
   };
 }

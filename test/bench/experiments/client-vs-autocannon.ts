@@ -1,4 +1,5 @@
 import autocannon from "autocannon";
+import { Pool } from "undici";
 import { Credentials, createClients } from "../../../src/clients/index.js";
 import { BENCH_TOKEN, startBenchService } from "../bench-service.js";
 import { seedApi } from "../cases/gateway.js";
@@ -34,7 +35,8 @@ export const clientVsAutocannon: BenchExperiment = {
     const service = await startBenchService({ durable: false, inProcess: false });
     const clients = createClients({ endpoint: service.url, credentials: new Credentials(BENCH_TOKEN), connections: CONCURRENCY });
     const problems: string[] = [];
-    const measured: Array<{ client: number; autocannon: number }> = [];
+    const measured: Array<{ client: number; autocannon: number; bareUndici: number }> = [];
+    const bare = new Pool(service.url, { connections: CONCURRENCY });
     try {
       const { apiId, routeId } = await seedApi(service, 1);
       // autocannon in `amount` mode ends on its 1-second sampling tick, which would understate it:
@@ -54,8 +56,14 @@ export const clientVsAutocannon: BenchExperiment = {
         const route = await clients.gateway.getRoute(apiId, routeId);
         if (!route) problems.push("client: GetRoute answered absent");
       });
+      // the floor of any undici-based client: pool.request and JSON, none of converge's layers
+      const runBareUndici = () => throughput(CALLS, CONCURRENCY, async () => {
+        const response = await bare.request({ path: `/v2/apis/${apiId}/routes/${routeId}`, method: "GET", headers: { authorization: `Bearer ${BENCH_TOKEN}` } });
+        await response.body.json();
+      });
       await runClient();
       await runAutocannon();
+      await runBareUndici();
       for (let round = 0; round < rounds; round += 1) {
         let client: number;
         let cannon: number;
@@ -66,13 +74,16 @@ export const clientVsAutocannon: BenchExperiment = {
           cannon = await runAutocannon();
           client = await runClient();
         }
-        measured.push({ client, autocannon: cannon });
+        const bareUndici = await runBareUndici();
+        measured.push({ client, autocannon: cannon, bareUndici });
         process.stderr.write(`client-vs-autocannon: round ${round + 1}/${rounds}: client ${Math.round(client)} req/s, autocannon ${Math.round(cannon)} req/s\n`);
       }
     } finally {
       await clients.close();
+      await bare.close();
       await service.close();
     }
+    const bareMedian = median(measured.map((m) => m.bareUndici));
     const clientMedian = median(measured.map((m) => m.client));
     const cannonMedian = median(measured.map((m) => m.autocannon));
     const ratios = measured.map((m) => m.client / m.autocannon);
@@ -84,10 +95,12 @@ export const clientVsAutocannon: BenchExperiment = {
       "| --- | --- | --- |",
       `| GatewayClient.getRoute | ${Math.round(clientMedian).toLocaleString("en-US")} | ${measured.map((m) => Math.round(m.client)).join(" / ")} |`,
       `| autocannon (${AUTOCANNON_SECONDS} s, ${CONCURRENCY} connections) | ${Math.round(cannonMedian).toLocaleString("en-US")} | ${measured.map((m) => Math.round(m.autocannon)).join(" / ")} |`,
+      `| bare undici pool.request + JSON (no converge layers) | ${Math.round(bareMedian).toLocaleString("en-US")} | ${measured.map((m) => Math.round(m.bareUndici)).join(" / ")} |`,
       "",
-      `Ratio client / autocannon: **${ratio.toFixed(2)}** (median of per-round ratios ${ratios.map((r) => r.toFixed(2)).join(" / ")}; goal ≥ 0.7: ${ratio >= 0.7 ? "met" : "NOT met"}).`,
+      `Ratio client / autocannon: **${ratio.toFixed(2)}** (median of per-round ratios ${ratios.map((r) => r.toFixed(2)).join(" / ")}; goal ≥ 0.7: ${ratio >= 0.7 ? "met" : "NOT met"}). ` +
+        `Bare undici / autocannon: ${median(measured.map((m) => m.bareUndici / m.autocannon)).toFixed(2)}; client / bare undici: ${median(measured.map((m) => m.client / m.bareUndici)).toFixed(2)}.`,
       "",
     ].join("\n");
-    return { markdown, data: { calls: CALLS, concurrency: CONCURRENCY, rounds: measured, ratio }, problems };
+    return { markdown, data: { calls: CALLS, concurrency: CONCURRENCY, rounds: measured, ratio, bareUndiciMedian: bareMedian }, problems };
   },
 };
