@@ -1,7 +1,33 @@
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { loadDesiredState, type LoadedDocument } from "../desired/load.js";
 import { handlerOf } from "../reconcile/kinds/registry.js";
 import { apiRefKey } from "../reconcile/kinds/kind-handler.js";
 import { CliError } from "./cli-error.js";
+
+/** The file cdktf synth writes beside each stack's cdk.tf.json: the stack's documents as a JSON array. */
+export const SYNTH_DESIRED_FILE = "converge.desired.json";
+
+/**
+ * The desired-state files of a cdktf synth output: `DIR/converge.desired.json` (a stack directory)
+ * or `DIR/stacks/<stack>/converge.desired.json` for every stack (a cdktf.out directory).
+ */
+export function synthDesiredFiles(directory: string): string[] {
+  const direct = join(directory, SYNTH_DESIRED_FILE);
+  if (existsSync(direct)) return [direct];
+  const stacks = join(directory, "stacks");
+  const files = existsSync(stacks)
+    ? readdirSync(stacks, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => join(stacks, entry.name, SYNTH_DESIRED_FILE)).filter((file) => existsSync(file)).sort()
+    : [];
+  if (files.length === 0) throw new CliError(`--from-synth ${directory}: no ${SYNTH_DESIRED_FILE} found (expected ${direct} or ${join(stacks, "<stack>", SYNTH_DESIRED_FILE)}); run cdktf synth first`);
+  return files;
+}
+
+/** The -f paths, or the synth output's desired-state files with --from-synth (one or the other). */
+export function desiredPaths(flags: { readonly file: ReadonlyArray<string>; readonly fromSynth?: string | undefined }): string[] {
+  if (flags.fromSynth !== undefined && flags.file.length > 0) throw new CliError("pass either -f PATH or --from-synth DIR, not both");
+  return flags.fromSynth !== undefined ? synthDesiredFiles(flags.fromSynth) : [...flags.file];
+}
 
 /**
  * The documents a command works on: loaded from -f paths, then narrowed by --target KIND/NAME

@@ -51,6 +51,7 @@ withOutputOptions(withConnectionOptions(program
   .command("plan")
   .description("show what apply would change; exit 0 in sync, 2 changes, 1 error")
   .option("-f, --file <path>", "desired-state file or directory (repeatable)", repeatable, [])
+  .option("--from-synth <dir>", "read the desired state a cdktf synth wrote (cdktf.out, or one stack's directory)")
   .option("--out <file>", "write the plan as JSON, to apply later with converge apply FILE")
   .option("--prune", "prune every API an Api document declares, as if each said prune: true", false)
   .option("--target <kind/name>", "plan only this resource (repeatable), e.g. Route/GET /orders", repeatable, [])

@@ -4,10 +4,12 @@ import { hasChanges, type Plan } from "../../reconcile/model.js";
 import { readAndPlan, toPlanFile } from "../../reconcile/reconcile.js";
 import { renderPlanAsMarkdown, renderPlanAsText } from "../../reconcile/render-plan.js";
 import { connect, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
-import { loadDocuments } from "../desired-input.js";
+import { desiredPaths, loadDocuments } from "../desired-input.js";
 
 export interface PlanFlags extends ConnectionFlags, OutputFlags {
   readonly file: string[];
+  /** A cdktf synth output (cdktf.out or a stack directory) instead of -f. */
+  readonly fromSynth?: string;
   readonly target: string[];
   readonly out?: string;
   readonly prune: boolean;
@@ -16,7 +18,7 @@ export interface PlanFlags extends ConnectionFlags, OutputFlags {
 
 /** `converge plan`: exit 0 when live matches, 2 when there are changes, 1 on error. */
 export async function planCommand(flags: PlanFlags): Promise<number> {
-  const documents = await loadDocuments(flags.file, flags.target);
+  const documents = await loadDocuments(desiredPaths(flags), flags.target);
   const clients = connect(flags);
   try {
     const { plan, problems } = await readAndPlan(documents, clients, { prune: flags.prune, parallelism: flags.parallelism });
