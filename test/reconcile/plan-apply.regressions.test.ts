@@ -169,7 +169,7 @@ spec: {routeId: rte1234, routeKey: GET /a}
 kind: Route
 api: abcdefghij
 spec: {routeId: rte1234, routeKey: GET /b}
-` })).rejects.toThrow(/desired.yaml:9:8: spec.integrationId: integrationId abc1234 is already pinned by "a" at \S*desired.yaml:1\b[\s\S]*desired.yaml:17:8: spec.routeId: routeId rte1234 is already pinned/);
+` })).rejects.toThrow(/desired.yaml:9:8: spec.integrationId: integrationId abc1234 is already pinned by the integration at \S*desired.yaml:1\b[\s\S]*desired.yaml:17:8: spec.routeId: routeId rte1234 is already pinned/);
     expect(service.requests.count()).toBe(count);
   });
 

@@ -4,7 +4,7 @@ import { collect, isAmbiguousWrite } from "../../clients/index.js";
 import { bodyOf, canonicalJson, deepEqual, diffFields, patchOf } from "../diff.js";
 import { PHASE, type PlannedAction } from "../model.js";
 import { apiRefKey, groupBy, problemAt, type ApplyContext, type KindHandler } from "./kind-handler.js";
-import { integrationAddress, protocolProblems } from "./gateway-common.js";
+import { commonGatewayProblems, resolveGatewayDocument, integrationAddress, protocolProblems } from "./gateway-common.js";
 
 /** The fields that identify an integration when no integrationId is pinned (DESIGN.md §3). */
 export const NATURAL_KEY_FIELDS = ["integrationType", "integrationUri", "integrationMethod", "connectionType", "connectionId", "integrationSubtype"] as const;
@@ -52,18 +52,7 @@ export const integrationHandler: KindHandler<IntegrationDocument> = {
 
   crossCheck(loaded, index) {
     const document = loaded.document;
-    const key = apiRefKey(document.api);
-    const problems = [];
-    const protocol = index.declaredProtocol(key);
-    if (protocol) problems.push(...protocolProblems(loaded, protocol));
-    if (document.spec.integrationId !== undefined) {
-      const pins = index.memo("integration-pins", () => groupBy(index.documents, (other) =>
-        other.document.kind === "Integration" && other.document.spec.integrationId !== undefined ? `${apiRefKey(other.document.api)}/${other.document.spec.integrationId}` : undefined));
-      const first = pins.get(`${key}/${document.spec.integrationId}`)?.[0];
-      if (first && first !== loaded) {
-        problems.push(problemAt(loaded, ["spec", "integrationId"], `integrationId ${document.spec.integrationId} is already pinned by ${JSON.stringify((first.document as IntegrationDocument).name)} at ${first.source.file}:${first.source.line}: one integration, one document`));
-      }
-    }
+    const problems = commonGatewayProblems(loaded, index);
     if (document.spec.integrationId === undefined && document.ensure === "present") {
       const twins = index.memo("integration-natural-keys", () => groupBy(index.documents, (other) =>
         other.document.kind === "Integration" && other.document.spec.integrationId === undefined && other.document.ensure === "present"
@@ -78,12 +67,9 @@ export const integrationHandler: KindHandler<IntegrationDocument> = {
 
   plan(loaded, context) {
     const document = loaded.document;
-    const resolved = context.resolveApi(document.api);
-    if ("problem" in resolved) return { actions: [], problems: [problemAt(loaded, ["api"], resolved.problem)] };
-    const { apiId, protocolType } = resolved;
-    const problems = protocolType ? protocolProblems(loaded, protocolType) : [];
-    if (problems.length > 0) return { actions: [], problems };
-    const liveApi = context.live.apis[apiId]!;
+    const resolved = resolveGatewayDocument(loaded, context);
+    if ("failed" in resolved) return resolved.failed;
+    const { apiId, protocolType, liveApi } = resolved;
     const address = integrationAddress(apiId, document.name);
     const base = { kind: "Integration" as const, address, name: document.name, identity: `${apiId}/${document.name}`, source: loaded.source };
     const action = (fields: Omit<PlannedAction, keyof typeof base>): PlannedAction => ({ ...base, ...fields });

@@ -4,7 +4,7 @@ import { collect, isAmbiguousWrite } from "../../clients/index.js";
 import { bodyOf, diffFields, patchOf } from "../diff.js";
 import { PHASE, type FieldChange, type PlannedAction } from "../model.js";
 import { apiRefKey, groupBy, problemAt, type ApplyContext, type KindHandler } from "./kind-handler.js";
-import { protocolProblems, routeAddress } from "./gateway-common.js";
+import { commonGatewayProblems, resolveGatewayDocument, protocolProblems, routeAddress } from "./gateway-common.js";
 
 const ROUTE_DEFAULTS: Readonly<Record<string, unknown>> = { authorizationType: "NONE", apiKeyRequired: false };
 const sortedSet = (value: unknown) => (Array.isArray(value) ? [...value].sort() : value);
@@ -26,17 +26,7 @@ export const routeHandler: KindHandler<RouteDocument> = {
   crossCheck(loaded, index) {
     const document = loaded.document;
     const key = apiRefKey(document.api);
-    const problems = [];
-    const protocol = index.declaredProtocol(key);
-    if (protocol) problems.push(...protocolProblems(loaded, protocol));
-    if (document.spec.routeId !== undefined) {
-      const pins = index.memo("route-pins", () => groupBy(index.documents, (other) =>
-        other.document.kind === "Route" && other.document.spec.routeId !== undefined ? `${apiRefKey(other.document.api)}/${other.document.spec.routeId}` : undefined));
-      const first = pins.get(`${key}/${document.spec.routeId}`)?.[0];
-      if (first && first !== loaded) {
-        problems.push(problemAt(loaded, ["spec", "routeId"], `routeId ${document.spec.routeId} is already pinned by the route at ${first.source.file}:${first.source.line}: one route, one document`));
-      }
-    }
+    const problems = commonGatewayProblems(loaded, index);
     const target = document.spec.target;
     if (target && typeof target === "object" && document.ensure === "present") {
       const byName = index.memo("integrations-by-name", () => groupBy(index.documents, (other) =>
@@ -53,12 +43,9 @@ export const routeHandler: KindHandler<RouteDocument> = {
 
   plan(loaded, context) {
     const document = loaded.document;
-    const resolved = context.resolveApi(document.api);
-    if ("problem" in resolved) return { actions: [], problems: [problemAt(loaded, ["api"], resolved.problem)] };
-    const { apiId, protocolType } = resolved;
-    const problems = protocolType ? protocolProblems(loaded, protocolType) : [];
-    if (problems.length > 0) return { actions: [], problems };
-    const liveApi = context.live.apis[apiId]!;
+    const resolved = resolveGatewayDocument(loaded, context);
+    if ("failed" in resolved) return resolved.failed;
+    const { apiId, liveApi } = resolved;
     const spec = document.spec;
     const base = { kind: "Route" as const, address: routeAddress(apiId, spec.routeKey), name: document.name ?? spec.routeKey, identity: `${apiId}/${spec.routeKey}`, source: loaded.source };
     const action = (fields: Omit<PlannedAction, keyof typeof base>): PlannedAction => ({ ...base, ...fields });
