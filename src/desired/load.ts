@@ -137,7 +137,8 @@ function validateDocument(
     return { problems: [problem([], "this is a plan written by converge plan --out, not desired state: write plans outside the directories passed to -f, and apply them with converge apply PLAN.json")] };
   }
   if (typeof kind !== "string" || !(KINDS as ReadonlyArray<string>).includes(kind)) {
-    return { problems: [problem(["kind"], `kind ${renderValue(kind)} is not valid: expected one of ${KINDS.join(", ")}`)] };
+    const received = kind === undefined ? "kind is missing" : `kind ${renderValue(kind)} is not valid`;
+    return { problems: [problem(["kind"], `${received}: expected one of ${KINDS.join(", ")}`)] };
   }
   const result = DOCUMENT_SCHEMAS[kind as Kind].safeParse(raw);
   if (!result.success) {
