@@ -1,0 +1,117 @@
+import { appendFile, readFile, writeFile } from "node:fs/promises";
+import { extname } from "node:path";
+import { detectDrift } from "../../reconcile/drift.js";
+import { driftExitCode, mergeDriftReports, parseDriftReport, type DriftReport, type ShardSpec } from "../../reconcile/drift-report.js";
+import { renderDriftAsJUnit, renderDriftAsMarkdown, renderDriftAsText } from "../../reconcile/render-drift.js";
+import { CliError } from "../cli-error.js";
+import { connect, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
+import { desiredPaths, loadDocuments } from "../desired-input.js";
+
+export interface DriftOutputFlags extends OutputFlags {
+  /** Files to write the report to as well, in the format their extension names (.xml JUnit, .json, .md). */
+  readonly report: string[];
+}
+
+export interface DriftFlags extends ConnectionFlags, DriftOutputFlags {
+  readonly file: string[];
+  readonly fromSynth?: string;
+  /** `K/N` (1-based K) or `auto/N` (K from JOB_COMPLETION_INDEX, 0-based). */
+  readonly shard?: string;
+  readonly parallelism: number;
+}
+
+export type DriftMergeFlags = DriftOutputFlags;
+
+/** `converge drift`: never writes; exit 0 in sync, 2 drift found, 3 some resource could not be compared, 1 error. */
+export async function driftCommand(flags: DriftFlags, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const shard = flags.shard !== undefined ? parseShard(flags.shard, env) : undefined;
+  const reportFiles = flags.report.map(reportFormatOf);
+  const documents = await loadDocuments(desiredPaths(flags));
+  const clients = connect(flags, env);
+  try {
+    const report = await detectDrift(documents, clients, { shard, parallelism: flags.parallelism });
+    await publish(report, flags, reportFiles, env);
+    return driftExitCode(report);
+  } finally {
+    await clients.close();
+  }
+}
+
+/** `converge drift merge REPORT.json…`: the shards' reports as one, with the exit code of the merged result. */
+export async function driftMergeCommand(files: ReadonlyArray<string>, flags: DriftMergeFlags, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const reportFiles = flags.report.map(reportFormatOf);
+  const inputs = await Promise.all(files.map(async (file) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(await readFile(file, "utf8"));
+    } catch (error) {
+      throw new CliError(`cannot read drift report ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    return { report: parseDriftReport(json, file), file };
+  }));
+  const merged = mergeDriftReports(inputs);
+  await publish(merged, flags, reportFiles, env);
+  return driftExitCode(merged);
+}
+
+/**
+ * `--shard K/N`: shard K of N, K from 1 to N. `--shard auto/N` takes K from JOB_COMPLETION_INDEX
+ * (0-based, as a Kubernetes Indexed Job sets it): index 0 is shard 1.
+ */
+export function parseShard(text: string, env: NodeJS.ProcessEnv = process.env): ShardSpec {
+  const match = /^(\d+|auto)\/(\d+)$/.exec(text.trim());
+  const count = Number(match?.[2]);
+  if (!match || !Number.isInteger(count) || count < 1 || count > 10_000) {
+    throw new CliError(`--shard ${JSON.stringify(text)} is not valid: expected K/N with 1 ≤ K ≤ N (e.g. 1/4), or auto/N to take K from JOB_COMPLETION_INDEX`);
+  }
+  if (match[1] === "auto") {
+    const raw = env.JOB_COMPLETION_INDEX;
+    const index = Number(raw);
+    if (raw === undefined || !/^\d+$/.test(raw) || index >= count) {
+      throw new CliError(`--shard auto/${count} needs JOB_COMPLETION_INDEX from 0 to ${count - 1} (set by a Kubernetes Indexed Job), received ${raw === undefined ? "nothing" : JSON.stringify(raw)}`);
+    }
+    return { index: index + 1, count };
+  }
+  const index = Number(match[1]);
+  if (index < 1 || index > count) {
+    throw new CliError(`--shard ${JSON.stringify(text)} is not valid: shards are numbered from 1 to ${count} (K/N is 1-based; auto/N takes the 0-based JOB_COMPLETION_INDEX)`);
+  }
+  return { index, count };
+}
+
+type ReportFormat = "junit" | "json" | "markdown";
+
+function reportFormatOf(file: string): { file: string; format: ReportFormat } {
+  const extension = extname(file).toLowerCase();
+  const format: ReportFormat | undefined = extension === ".xml" ? "junit" : extension === ".json" ? "json" : extension === ".md" ? "markdown" : undefined;
+  if (!format) throw new CliError(`--report ${JSON.stringify(file)}: expected a file ending in .xml (JUnit), .json (the JSON report) or .md (markdown)`);
+  return { file, format };
+}
+
+function render(report: DriftReport, format: ReportFormat | OutputFlags["output"], flags: OutputFlags): string {
+  switch (format) {
+    case "json":
+      return `${JSON.stringify(report, null, 2)}\n`;
+    case "markdown":
+      return renderDriftAsMarkdown(report);
+    case "junit":
+      return renderDriftAsJUnit(report);
+    default:
+      return renderDriftAsText(report, { color: useColor(flags) });
+  }
+}
+
+/** Writes the report files, prints the report, and appends markdown to $GITHUB_STEP_SUMMARY when set. */
+async function publish(report: DriftReport, flags: DriftOutputFlags, files: ReadonlyArray<{ file: string; format: ReportFormat }>, env: NodeJS.ProcessEnv): Promise<void> {
+  for (const { file, format } of files) await writeFile(file, render(report, format, flags));
+  process.stdout.write(render(report, flags.output, flags));
+  const summary = env.GITHUB_STEP_SUMMARY;
+  if (summary) {
+    try {
+      await appendFile(summary, renderDriftAsMarkdown(report));
+    } catch (error) {
+      // the summary is a courtesy of the CI: the report itself was printed, so this does not fail the run
+      process.stderr.write(`converge: warning: cannot append to GITHUB_STEP_SUMMARY ${summary}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+    }
+  }
+}

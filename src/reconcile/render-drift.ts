@@ -1,0 +1,150 @@
+import { renderValue } from "../spec/field-issues.js";
+import { DRIFT_FOUND, DRIFT_OUTCOMES, type DriftOutcome, type DriftReport, type DriftResource } from "./drift-report.js";
+
+/** Renderers of a drift report: text for people, markdown for CI summaries, JUnit XML for test dashboards. */
+
+const SYMBOL: Readonly<Record<DriftOutcome, string>> = { "in-sync": " ", drifted: "~", missing: "+", unmanaged: "-", refused: "!", unknown: "?" };
+const COLOR: Readonly<Record<DriftOutcome, string>> = { "in-sync": "2", drifted: "33", missing: "32", unmanaged: "31", refused: "35", unknown: "36" };
+/** Order of the listing: what needs attention first. */
+const LISTED: ReadonlyArray<DriftOutcome> = ["unknown", "drifted", "missing", "unmanaged", "refused"];
+/** At most this many table rows in markdown (a GitHub step summary holds at most 1 MiB). */
+export const MARKDOWN_ROW_LIMIT = 500;
+
+function paint(text: string, code: string, color: boolean): string {
+  return color ? `\u001b[${code}m${text}\u001b[0m` : text;
+}
+
+function title(report: DriftReport): string {
+  return report.shard ? `converge drift (shard ${report.shard.index}/${report.shard.count})` : "converge drift";
+}
+
+/** `2 drifted, 1 missing, 0 unmanaged, 1 refused, 0 unknown, 40 in sync (44 resources)` */
+export function driftSummaryLine(report: DriftReport): string {
+  const s = report.summary;
+  return `${s.drifted} drifted, ${s.missing} missing, ${s.unmanaged} unmanaged, ${s.refused} refused, ${s.unknown} unknown, ${s["in-sync"]} in sync (${report.resources.length} resources)`;
+}
+
+function headline(report: DriftReport): string {
+  if (report.summary.unknown > 0) return "Some resources could not be compared; the others:";
+  return DRIFT_OUTCOMES.some((outcome) => DRIFT_FOUND.has(outcome) && report.summary[outcome] > 0) ? "Drift found." : "No drift. Live state matches the desired state.";
+}
+
+function describeField(path: string, desired: unknown, live: unknown): string {
+  return `${path}: desired ${renderValue(desired)}, live ${renderValue(live)}`;
+}
+
+function listed(report: DriftReport): DriftResource[] {
+  return LISTED.flatMap((outcome) => report.resources.filter((resource) => resource.outcome === outcome));
+}
+
+/** The report as people read it: a headline, every resource that is not in sync, a summary line. */
+export function renderDriftAsText(report: DriftReport, options: { readonly color: boolean }): string {
+  const lines = [`${title(report)}: ${headline(report)}`];
+  const shown = listed(report);
+  if (shown.length > 0) lines.push("");
+  for (const resource of shown) {
+    const where = resource.source ? `  (${resource.source.file}:${resource.source.line})` : "";
+    lines.push(`  ${paint(SYMBOL[resource.outcome], COLOR[resource.outcome], options.color)} ${paint(resource.address, "1", options.color)} ${resource.outcome}${where}`);
+    if (resource.reason) lines.push(`      ${resource.reason}`);
+    if (resource.outcome === "drifted") {
+      const width = Math.max(0, ...resource.fields.map((field) => field.path.length));
+      for (const field of resource.fields) lines.push(`      ${field.path.padEnd(width)}  desired ${renderValue(field.desired)}, live ${renderValue(field.live)}`);
+    }
+  }
+  lines.push("", `Drift: ${driftSummaryLine(report)}.`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** The report as a CI summary: a headline with the counts, one table row per resource that is not in sync. */
+export function renderDriftAsMarkdown(report: DriftReport): string {
+  const s = report.summary;
+  const lines = [
+    `### ${title(report)}`,
+    "",
+    `**${s.drifted}** drifted · **${s.missing}** missing · **${s.unmanaged}** unmanaged · **${s.unknown}** unknown · ${s.refused} refused · ${s["in-sync"]} in sync`,
+    "",
+  ];
+  const shown = listed(report);
+  if (shown.length === 0) {
+    lines.push("No drift: live state matches the desired state.", "");
+  } else {
+    lines.push("| outcome | resource | details |", "|---|---|---|");
+    for (const resource of shown.slice(0, MARKDOWN_ROW_LIMIT)) {
+      const details = [
+        ...(resource.reason ? [escapeCell(resource.reason)] : []),
+        ...(resource.outcome === "missing" ? ["declared, but not found in live state"] : []),
+        ...(resource.outcome === "drifted" ? resource.fields.map((field) => `\`${escapeCell(field.path)}\`: desired ${escapeCell(renderValue(field.desired))}, live ${escapeCell(renderValue(field.live))}`) : []),
+      ].join("<br>");
+      lines.push(`| ${resource.outcome} | \`${escapeCell(resource.address)}\` | ${details} |`);
+    }
+    if (shown.length > MARKDOWN_ROW_LIMIT) lines.push("", `… and ${shown.length - MARKDOWN_ROW_LIMIT} more (see the JSON report).`);
+    lines.push("");
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function escapeCell(text: string): string {
+  return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ").replace(/`/g, "'");
+}
+
+/**
+ * The report as JUnit XML, one testsuite with one testcase per resource: drifted, missing and
+ * unmanaged are `<failure>`, unknown is `<error>`, refused is `<skipped>` with the reason, in sync
+ * passes. Any CI that reads JUnit shows drift as failed test cases.
+ */
+export function renderDriftAsJUnit(report: DriftReport): string {
+  const s = report.summary;
+  const failures = s.drifted + s.missing + s.unmanaged;
+  const counts = `tests="${report.resources.length}" failures="${failures}" errors="${s.unknown}" skipped="${s.refused}"`;
+  const name = xmlAttribute(title(report));
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${name}" ${counts} time="0">`,
+    `  <testsuite name="${name}" ${counts} time="0" timestamp="${xmlAttribute(report.generatedAt)}">`,
+  ];
+  for (const resource of report.resources) {
+    const file = resource.source ? ` file="${xmlAttribute(resource.source.file)}" line="${resource.source.line}"` : "";
+    const open = `    <testcase classname="converge.drift.${xmlAttribute(resource.kind)}" name="${xmlAttribute(resource.address)}"${file} time="0"`;
+    const body = junitBody(resource);
+    lines.push(body === undefined ? `${open}/>` : `${open}>`, ...(body === undefined ? [] : [`      ${body}`, "    </testcase>"]));
+  }
+  lines.push("  </testsuite>", "</testsuites>");
+  return `${lines.join("\n")}\n`;
+}
+
+function junitBody(resource: DriftResource): string | undefined {
+  const reason = resource.reason ?? "";
+  switch (resource.outcome) {
+    case "in-sync":
+      return undefined;
+    case "refused":
+      return `<skipped message="${xmlAttribute(`refused: ${reason}`)}"/>`;
+    case "unknown":
+      return `<error type="unknown" message="${xmlAttribute(`could not be compared: ${reason}`)}">${xmlText(reason)}</error>`;
+    default: {
+      const fields = resource.fields.map((field) => describeField(field.path, field.desired, field.live));
+      const message = resource.outcome === "drifted" ? `drifted: ${fields.length} field${fields.length === 1 ? "" : "s"} differ${fields.length === 1 ? "s" : ""}`
+        : resource.outcome === "missing" ? "missing: declared, but not found in live state" : `${resource.outcome}: ${reason}`;
+      const detail = [...(reason ? [reason] : []), ...fields].join("\n");
+      return `<failure type="${resource.outcome}" message="${xmlAttribute(message)}">${xmlText(detail)}</failure>`;
+    }
+  }
+}
+
+/**
+ * Text as XML 1.0 character data: markup characters escaped, and characters XML cannot hold at all
+ * (control characters, lone surrogates) replaced by U+FFFD.
+ */
+export function xmlText(text: string): string {
+  return xmlSafe(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** Text as an XML attribute value (inside double quotes); line breaks kept as character references. */
+export function xmlAttribute(text: string): string {
+  return xmlText(text).replace(/"/g, "&quot;").replace(/'/g, "&apos;").replace(/\n/g, "&#10;").replace(/\r/g, "&#13;").replace(/\t/g, "&#9;");
+}
+
+function xmlSafe(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+}

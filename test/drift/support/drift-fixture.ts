@@ -1,0 +1,36 @@
+import { expect } from "vitest";
+import type { DriftOutcome, DriftReport } from "../../../src/reconcile/drift-report.js";
+import { describeCliResult, type CliResult } from "../../support/cli.js";
+
+/** Parses a `--output json` drift report; fails the test with the whole output when it is not JSON. */
+export function parseDriftJson(result: CliResult): DriftReport {
+  try {
+    return JSON.parse(result.stdout) as DriftReport;
+  } catch (error) {
+    throw new Error(`drift --output json did not print JSON (${(error as Error).message}):\n${describeCliResult(result)}`);
+  }
+}
+
+/** A report without what differs from run to run (the time), for comparing reports by value. */
+export function normalizeReport(report: DriftReport): Omit<DriftReport, "generatedAt"> {
+  const { generatedAt, ...rest } = report;
+  expect(Number.isNaN(Date.parse(generatedAt)), `generatedAt ${generatedAt}`).toBe(false);
+  return { ...rest, resources: [...rest.resources].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0)) };
+}
+
+/** `outcome address` lines of the resources, sorted. */
+export function outcomeLines(report: Pick<DriftReport, "resources">): string[] {
+  return report.resources.map((resource) => `${resource.outcome} ${resource.address}`).sort();
+}
+
+export function resourceAt(report: DriftReport, address: string) {
+  const matches = report.resources.filter((resource) => resource.address === address);
+  expect(matches.map((resource) => resource.address), `resources at ${address}`).toEqual([address]);
+  return matches[0]!;
+}
+
+export function countOutcomes(report: Pick<DriftReport, "resources">): Record<DriftOutcome, number> {
+  const counts: Record<DriftOutcome, number> = { "in-sync": 0, drifted: 0, missing: 0, unmanaged: 0, refused: 0, unknown: 0 };
+  for (const resource of report.resources) counts[resource.outcome] += 1;
+  return counts;
+}
