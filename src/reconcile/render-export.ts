@@ -1,0 +1,59 @@
+import { Document, isMap, isScalar, visit } from "yaml";
+import type { ExportedDocument, ExportedFile } from "./export.js";
+
+export interface RenderExportOptions {
+  /** The `$schema` the editor modeline points at; `undefined` leaves the modeline out. @default "./converge.schema.json" */
+  readonly schema?: string | undefined;
+}
+
+/**
+ * An exported file as YAML: the editor modeline and header comments, the documents separated by
+ * `---`, then the commented resources, each line behind `# `. The `yaml` package quotes what needs
+ * quoting ("$default" stays plain, "1.0", "+1" and "222222222222" stay strings), and long strings are
+ * never folded, so that the text loads back as exactly the documents.
+ */
+export function renderExportedFile(file: ExportedFile, options: RenderExportOptions = { schema: "./converge.schema.json" }): string {
+  const lines: string[] = [];
+  if (options.schema !== undefined) lines.push(`# yaml-language-server: $schema=${options.schema}`);
+  lines.push(...file.header.map(commentLine));
+  let text = `${lines.join("\n")}\n${file.documents.map(renderDocument).join("---\n")}`;
+  if (file.commented.documents.length > 0) {
+    const block = [
+      "",
+      ...file.commented.note.map(commentLine),
+      ...file.commented.documents.flatMap((document, index) => [
+        ...(index > 0 ? ["# ---"] : []),
+        ...renderDocument(document).trimEnd().split("\n").map(commentLine),
+      ]),
+    ];
+    text += `${block.join("\n")}\n`;
+  }
+  return text;
+}
+
+/** Several files as one YAML stream (for stdout): the modeline once, then each file after `---`. */
+export function renderExportStream(files: ReadonlyArray<ExportedFile>, options: RenderExportOptions = { schema: "./converge.schema.json" }): string {
+  return files.map((file, index) => renderExportedFile(file, index === 0 ? options : { schema: undefined })).join("---\n");
+}
+
+function commentLine(line: string): string {
+  return line === "" ? "#" : `# ${line}`;
+}
+
+function renderDocument(document: ExportedDocument): string {
+  const yaml = new Document(document, { aliasDuplicateObjects: false });
+  // short values on one line, as the examples write them: a Region opt-in's spec, a route's target, lists of scalars
+  if (document.kind === "RegionOptIn") flowAt(yaml, ["spec"]);
+  if (document.kind === "Route") flowAt(yaml, ["spec", "target"]);
+  visit(yaml, {
+    Seq(_, node) {
+      if (node.items.every((item) => isScalar(item))) node.flow = true;
+    },
+  });
+  return yaml.toString({ lineWidth: 0, flowCollectionPadding: false });
+}
+
+function flowAt(yaml: Document, path: ReadonlyArray<string>): void {
+  const node = yaml.getIn(path, true);
+  if (isMap(node)) node.flow = true;
+}

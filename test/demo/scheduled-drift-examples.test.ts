@@ -1,0 +1,223 @@
+import { spawn } from "node:child_process";
+import { cp, mkdir, readFile, readdir, symlink } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse, parseAllDocuments } from "yaml";
+import { afterAll, describe, expect, it } from "vitest";
+import type { RunningService } from "../../src/service/index.js";
+import { accountCall } from "../support/http.js";
+import { builtCliPath } from "../support/serve-process.js";
+import { ADMIN_TOKEN, E2E_TIMEOUT_MS, EXAMPLES_DIR, Services, TempDirs, converge, expectExit } from "../e2e/e2e-fixture.js";
+
+/**
+ * examples/scheduled-drift: the GitHub Actions workflow and the Kubernetes CronJob parse and carry
+ * the fields they are about, and their commands run as written (the workflow's shell steps under
+ * bash, the pod's arguments with JOB_COMPLETION_INDEX) against the embedded service.
+ */
+
+const SCHEDULED_DRIFT_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../examples/scheduled-drift");
+const CRON = /^(\S+\s+){4}\S+$/;
+
+const dirs = new TempDirs();
+const services = new Services();
+afterAll(async () => {
+  await services.closeAll();
+  await dirs.cleanup();
+});
+
+interface Step {
+  readonly name?: string;
+  readonly uses?: string;
+  readonly run?: string;
+  readonly if?: string;
+  readonly env?: Record<string, string>;
+  readonly with?: Record<string, unknown>;
+}
+interface Job {
+  readonly needs?: string;
+  readonly if?: string;
+  readonly strategy?: { readonly "fail-fast"?: boolean; readonly matrix: { readonly shard: number[] } };
+  readonly steps: Step[];
+}
+interface Workflow {
+  readonly on: { readonly schedule: Array<{ readonly cron: string }> };
+  readonly env: Record<string, string>;
+  readonly jobs: Record<string, Job>;
+}
+
+async function readYaml<T>(name: string): Promise<T> {
+  const text = await readFile(join(SCHEDULED_DRIFT_DIR, name), "utf8");
+  const documents = parseAllDocuments(text);
+  expect(documents, name).toHaveLength(1);
+  expect(documents[0]!.errors.map((error) => error.message), name).toEqual([]);
+  expect(documents[0]!.warnings.map((warning) => warning.message), name).toEqual([]);
+  return parse(text) as T;
+}
+
+const workflow = () => readYaml<Workflow>("drift.yml");
+// the manifest's shape is Kubernetes', not ours: read it loosely and assert the fields that matter
+const cronJob = () => readYaml<any>("cronjob.yaml");
+
+function stepRunning(job: Job, command: string): Step {
+  const step = job.steps.find((candidate) => candidate.run?.includes(command));
+  expect(step, `a step running ${command}`).toBeDefined();
+  return step!;
+}
+
+/** Runs a shell script as a GitHub runner does (`bash -e`) in `cwd`; resolves with its exit code and output. */
+function bash(script: string, cwd: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return run("bash", ["-e", "-c", script], cwd, env);
+}
+
+function run(command: string, args: ReadonlyArray<string>, cwd: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { cwd, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.once("error", reject);
+    child.once("close", (code) => resolvePromise({ code, stdout, stderr }));
+  });
+}
+
+/** The script of a workflow step as a runner would run it here: the shard's number in, converge's built CLI for `npx --no converge`. */
+function runnable(script: string, shard?: number): string {
+  const substituted = script.replaceAll("${{ matrix.shard }}", String(shard));
+  expect(substituted).not.toContain("${{"); // no other expression inside scripts: secrets and variables come in through env
+  return substituted.replaceAll("npx --no converge", `node ${JSON.stringify(builtCliPath())}`);
+}
+
+/** A fresh service with the example estate applied, then one contact changed behind converge's back. */
+async function driftedEstate(): Promise<RunningService> {
+  const service = await services.start();
+  expectExit(await converge(service, ["apply", "-f", EXAMPLES_DIR, "--auto-approve"], await dirs.make("apply")), 0);
+  const changed = await accountCall(service, "PutAlternateContact", {
+    AccountId: "222222222222", AlternateContactType: "SECURITY", Name: "Payments Security", Title: "Security Lead",
+    EmailAddress: "payments-security@example.com", PhoneNumber: "+1 555 0199",
+  }, ADMIN_TOKEN);
+  expect(changed.status, changed.text).toBe(200);
+  return service;
+}
+
+describe("examples/scheduled-drift/drift.yml (GitHub Actions)", () => {
+  it("runs on a cron schedule, in a matrix of 4 shards, with the token from a secret and the endpoint from a variable", async () => {
+    const parsed = await workflow();
+    expect(parsed.on.schedule).toHaveLength(1);
+    expect(parsed.on.schedule[0]!.cron).toMatch(CRON);
+    expect(parsed.env.CONVERGE_ENDPOINT).toBe("${{ vars.CONVERGE_ENDPOINT }}");
+    const drift = parsed.jobs.drift!;
+    expect(drift.strategy).toEqual({ "fail-fast": false, matrix: { shard: [1, 2, 3, 4] } });
+    const detect = stepRunning(drift, "converge drift ");
+    expect(detect.env).toEqual({ CONVERGE_TOKEN: "${{ secrets.CONVERGE_TOKEN }}" });
+    expect(detect.run).toContain('converge drift -f "$DESIRED_STATE" --shard ${{ matrix.shard }}/4 --output json --report junit-${{ matrix.shard }}.xml > drift-${{ matrix.shard }}.json');
+    const upload = drift.steps.find((step) => step.uses?.startsWith("actions/upload-artifact@"))!;
+    expect(upload.if).toBe("always()");
+    expect(String(upload.with?.path)).toContain("drift-${{ matrix.shard }}.json");
+    expect(String(upload.with?.path)).toContain("junit-${{ matrix.shard }}.xml");
+  });
+
+  it("merges the shards' reports in a final job that runs even when a shard failed", async () => {
+    const report = (await workflow()).jobs.report!;
+    expect(report.needs).toBe("drift");
+    expect(report.if).toBe("always()");
+    expect(report.steps.find((step) => step.uses?.startsWith("actions/download-artifact@"))?.with).toMatchObject({ pattern: "drift-shard-*", "merge-multiple": true });
+    expect(stepRunning(report, "drift-merge").run).toContain("converge drift-merge drift-*.json");
+    expect(report.steps.findIndex((step) => step.uses?.startsWith("actions/download-artifact@"))).toBeLessThan(report.steps.findIndex((step) => step.run?.includes("drift-merge")));
+  });
+
+  it("runs as written: each shard's step passes on drift and records its exit code; the merge exits 2 and writes the step summary", { timeout: E2E_TIMEOUT_MS }, async () => {
+    const service = await driftedEstate();
+    const parsed = await workflow();
+    const workspace = await dirs.make("actions");
+    const env = {
+      DESIRED_STATE: EXAMPLES_DIR, CONVERGE_ENDPOINT: service.url, CONVERGE_TOKEN: ADMIN_TOKEN, NO_COLOR: "1",
+      GITHUB_OUTPUT: join(workspace, "github-output"), GITHUB_STEP_SUMMARY: join(workspace, "step-summary.md"),
+    };
+    const detect = stepRunning(parsed.jobs.drift!, "converge drift ").run!;
+    const outcomes = await Promise.all(parsed.jobs.drift!.strategy!.matrix.shard.map((shard) => bash(runnable(detect, shard), workspace, env)));
+    for (const outcome of outcomes) expect(outcome.code, outcome.stderr).toBe(0);
+    const exitCodes = (await readFile(env.GITHUB_OUTPUT, "utf8")).trim().split("\n").sort();
+    expect(exitCodes.filter((line) => line === "exit-code=2")).toHaveLength(1); // the shard holding the changed contact
+    expect(exitCodes.filter((line) => line === "exit-code=0")).toHaveLength(3);
+    expect((await readdir(workspace)).filter((name) => /^(drift|junit)-\d\.(json|xml)$/.test(name)).sort()).toEqual([
+      "drift-1.json", "drift-2.json", "drift-3.json", "drift-4.json", "junit-1.xml", "junit-2.xml", "junit-3.xml", "junit-4.xml",
+    ]);
+
+    const merge = await bash(runnable(stepRunning(parsed.jobs.report!, "drift-merge").run!), workspace, env);
+    expect(merge.code, `${merge.stdout}\n${merge.stderr}`).toBe(2);
+    expect(merge.stdout).toContain("AlternateContact/222222222222/SECURITY");
+    const merged = JSON.parse(await readFile(join(workspace, "drift.json"), "utf8")) as { summary: Record<string, number>; resources: Array<{ address: string; outcome: string }> };
+    expect(merged.summary).toMatchObject({ drifted: 1, missing: 0, unknown: 0 });
+    expect(merged.resources.filter((resource) => resource.outcome !== "in-sync").map((resource) => resource.address)).toEqual(["AlternateContact/222222222222/SECURITY"]);
+    expect(await readFile(env.GITHUB_STEP_SUMMARY, "utf8")).toContain("AlternateContact/222222222222/SECURITY");
+  });
+});
+
+describe("examples/scheduled-drift/cronjob.yaml (Kubernetes)", () => {
+  it("schedules an Indexed Job of 4 pods, each checking the shard of its JOB_COMPLETION_INDEX", async () => {
+    const parsed = await cronJob();
+    expect(parsed).toMatchObject({ apiVersion: "batch/v1", kind: "CronJob", metadata: { name: "converge-drift" } });
+    expect(parsed.spec.schedule).toMatch(CRON);
+    const job = parsed.spec.jobTemplate.spec;
+    expect(job).toMatchObject({ completionMode: "Indexed", completions: 4, parallelism: 4 });
+    const pod = job.template.spec;
+    expect(pod.restartPolicy).toBe("Never");
+    expect(pod.containers).toHaveLength(1);
+    const container = pod.containers[0];
+    expect(container.args.slice(0, 1)).toEqual(["drift"]);
+    expect(container.args.join(" ")).toContain("--shard auto/4");
+    // exit 2 and 3 fail their index at once; the rule names this container
+    expect(job.podFailurePolicy.rules).toEqual([{ action: "FailIndex", onExitCodes: { containerName: container.name, operator: "In", values: [2, 3] } }]);
+    expect(await readFile(join(SCHEDULED_DRIFT_DIR, "cronjob.yaml"), "utf8")).toContain("JOB_COMPLETION_INDEX");
+  });
+
+  it("takes the token from a Secret and the desired state from a ConfigMap volume", async () => {
+    const pod = (await cronJob()).spec.jobTemplate.spec.template.spec;
+    const container = pod.containers[0];
+    const env = Object.fromEntries(container.env.map((entry: { name: string }) => [entry.name, entry]));
+    expect(env.CONVERGE_TOKEN).toEqual({ name: "CONVERGE_TOKEN", valueFrom: { secretKeyRef: { name: "converge-token", key: "token" } } });
+    expect(env.CONVERGE_ENDPOINT.value).toMatch(/^https?:\/\//);
+    const mount = container.volumeMounts.find((candidate: { name: string }) => candidate.name === "desired-state");
+    expect(pod.volumes).toContainEqual({ name: "desired-state", configMap: { name: "converge-desired-state" } });
+    const file = container.args[container.args.indexOf("-f") + 1] as string;
+    expect(file.startsWith(`${mount.mountPath}/`) || file === mount.mountPath).toBe(true);
+  });
+
+  it("runs as written: the pods' arguments on a ConfigMap-shaped directory check every resource once across the 4 indexes", { timeout: E2E_TIMEOUT_MS }, async () => {
+    const service = await driftedEstate();
+    const container = (await cronJob()).spec.jobTemplate.spec.template.spec.containers[0];
+    const mountPath = container.volumeMounts[0].mountPath as string;
+    // what the kubelet writes for a ConfigMap volume: the files in a timestamped directory, `..data` linking to it, and links to each file
+    const volume = await dirs.make("configmap");
+    const stamped = "..2026_01_01_00_00_00.000000001";
+    await mkdir(join(volume, stamped));
+    const names = (await readdir(EXAMPLES_DIR)).filter((name) => name.endsWith(".yaml"));
+    for (const name of names) await cp(join(EXAMPLES_DIR, name), join(volume, stamped, name));
+    await symlink(stamped, join(volume, "..data"));
+    for (const name of names) await symlink(join("..data", name), join(volume, name));
+    const args = (container.args as string[]).map((arg) => arg.replace(mountPath, volume));
+    const env = Object.fromEntries((container.env as Array<{ name: string; value?: string }>).filter((entry) => entry.value !== undefined).map((entry) => [entry.name, entry.value!]));
+
+    const shards = await Promise.all([0, 1, 2, 3].map((index) =>
+      run(process.execPath, [builtCliPath(), ...args], volume, { ...env, CONVERGE_ENDPOINT: service.url, CONVERGE_TOKEN: ADMIN_TOKEN, JOB_COMPLETION_INDEX: String(index) })));
+    // the index holding the changed contact exits 2 (its index fails at once, by the podFailurePolicy); the others 0
+    expect(shards.map((shard) => shard.code).sort(), shards.map((shard) => shard.stderr).join("\n")).toEqual([0, 0, 0, 2]);
+    const reports = shards.map((shard) => JSON.parse(shard.stdout) as { shard: { index: number; count: number }; resources: Array<{ address: string; outcome: string }> });
+    expect(reports.map((report) => report.shard)).toEqual([1, 2, 3, 4].map((index) => ({ index, count: 4 })));
+    const addresses = reports.flatMap((report) => report.resources.map((resource) => resource.address));
+    expect(new Set(addresses).size).toBe(addresses.length); // no resource in two shards: the files were read once
+    expect(addresses).toHaveLength(23);
+    expect(reports.flatMap((report) => report.resources).filter((resource) => resource.outcome !== "in-sync").map((resource) => resource.address)).toEqual(["AlternateContact/222222222222/SECURITY"]);
+  });
+});
+
+describe("examples/scheduled-drift/README.md", () => {
+  it("explains both jobs and every exit code", async () => {
+    const text = await readFile(join(SCHEDULED_DRIFT_DIR, "README.md"), "utf8");
+    for (const needle of ["drift.yml", "cronjob.yaml", "JOB_COMPLETION_INDEX", "CONVERGE_TOKEN", "drift-merge"]) expect(text).toContain(needle);
+    const exitCodes = text.split("\n").filter((line) => /^\| [0-3] \|/.test(line)).map((line) => line.slice(2, 3));
+    expect(exitCodes.sort()).toEqual(["0", "1", "2", "3"]);
+  });
+});
+
