@@ -9,6 +9,8 @@ export interface ConnectionFlags {
   readonly accountEndpoint?: string;
   readonly gatewayEndpoint?: string;
   readonly tokenFile?: string;
+  /** The environment variable holding the token, instead of CONVERGE_TOKEN. */
+  readonly tokenEnv?: string;
 }
 
 export interface OutputFlags {
@@ -33,7 +35,7 @@ export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process
   for (const [flag, value] of [["--endpoint", endpoint], ["--account-endpoint", flags.accountEndpoint], ["--gateway-endpoint", flags.gatewayEndpoint]] as const) {
     if (value !== undefined && !/^https?:\/\/[^\s/]+/.test(value)) throw new CliError(`${flag} ${JSON.stringify(value)} is not valid: expected an http(s) origin such as http://127.0.0.1:4566`);
   }
-  const credentials = Credentials.resolve({ tokenFile: flags.tokenFile, env });
+  const credentials = resolveCredentials(flags, env);
   return createClients({
     endpoint: (endpoint ?? flags.accountEndpoint)!,
     ...(flags.accountEndpoint ? { accountEndpoint: flags.accountEndpoint } : {}),
@@ -41,6 +43,16 @@ export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process
     credentials,
     ...(flags.rateLimit !== undefined ? { rateLimit: { default: parseRateLimit(flags.rateLimit) } } : {}),
   });
+}
+
+/** The token from --token-file, --token-env NAME or CONVERGE_TOKEN; messages name where it was looked for, never its value. */
+function resolveCredentials(flags: ConnectionFlags, env: NodeJS.ProcessEnv): Credentials {
+  if (flags.tokenEnv === undefined) return Credentials.resolve({ tokenFile: flags.tokenFile, env });
+  if (flags.tokenFile !== undefined) throw new CliError("pass either --token-file FILE or --token-env NAME, not both");
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(flags.tokenEnv)) throw new CliError(`--token-env ${JSON.stringify(flags.tokenEnv)} is not valid: expected the name of an environment variable, e.g. CONVERGE_TOKEN`);
+  const token = env[flags.tokenEnv];
+  if (token === undefined || token.trim() === "") throw new CliError(`no token: the environment variable ${flags.tokenEnv} (--token-env) is not set or empty`);
+  return new Credentials(token, flags.tokenEnv);
 }
 
 /** Colors only on a terminal, and never with --no-color or NO_COLOR. */

@@ -3,6 +3,9 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { isConvergeError } from "../clients/errors.js";
 import { isDesiredStateError } from "../desired/desired-state-error.js";
 import type { ApplyFlags } from "./commands/apply-command.js";
+import type { DeleteFlags } from "./commands/delete-command.js";
+import type { DriftFlags, DriftMergeFlags } from "./commands/drift-command.js";
+import type { ExportFlags } from "./commands/export-command.js";
 import type { PlanFlags } from "./commands/plan-command.js";
 import { withConnectionOptions, withOutputOptions } from "./options.js";
 
@@ -69,10 +72,67 @@ withOutputOptions(withConnectionOptions(program
   .option("--auto-approve", "apply without asking (required when not on a terminal)", false)
   .option("--prune", "prune every API an Api document declares, as if each said prune: true", false)
   .option("--target <kind/name>", "apply only this resource (repeatable)", repeatable, [])
-  .option("--parallelism <n>", "actions in flight at once", integerIn(1, 256, "a number"), 10)))
+  .option("--parallelism <n>", "actions in flight at once", integerIn(1, 256, "a number"), 10)
+  .option("--document-env <var>", "apply the documents held as JSON in this environment variable (one, or an array), instead of -f")))
   .action(async (planFile: string | undefined, options: ApplyFlags) => {
     const { applyCommand } = await import("./commands/apply-command.js");
     process.exitCode = await applyCommand(planFile, options);
+  });
+
+withOutputOptions(withConnectionOptions(program
+  .command("delete")
+  .description("delete the resources the documents in an environment variable name (planned as ensure: absent; protections apply)")
+  .option("--document-env <var>", "environment variable holding the documents as JSON (one, or an array)")
+  .option("--keep-env <var>", "environment variable listing documents (JSON array) to leave alone")
+  .option("--auto-approve", "delete without asking (required when not on a terminal)", false)
+  .option("--parallelism <n>", "actions in flight at once", integerIn(1, 256, "a number"), 10)))
+  .action(async (options: DeleteFlags) => {
+    const { deleteCommand } = await import("./commands/delete-command.js");
+    process.exitCode = await deleteCommand(options);
+  });
+
+withOutputOptions(withConnectionOptions(program
+  .command("drift")
+  .description("report how live state differs from the desired state, never writing; exit 0 in sync, 2 drift, 3 some resource unknown, 1 error")
+  .option("-f, --file <path>", "desired-state file or directory (repeatable)", repeatable, [])
+  .option("--from-synth <dir>", "read the desired state a cdktf synth wrote (cdktf.out, or one stack's directory)")
+  .option("--shard <k/n>", "check only shard K of N (1-based, e.g. 1/4), or auto/N with K from JOB_COMPLETION_INDEX (0-based)")
+  .option("--report <file>", "also write the report to FILE: .xml JUnit, .json JSON, .md markdown (repeatable)", repeatable, [])
+  .option("--parallelism <n>", "reads in flight at once", integerIn(1, 256, "a number"), 16)))
+  .action(async (options: DriftFlags) => {
+    const { driftCommand } = await import("./commands/drift-command.js");
+    process.exitCode = await driftCommand(options);
+  });
+
+// a command of its own, not `drift merge`: commander hands a subcommand's options to its parent when they share names
+withOutputOptions(program
+  .command("drift-merge")
+  .description("merge the JSON reports of drift --shard K/N runs into one report; exit code of the merged result")
+  .argument("<reports...>", "JSON reports of every shard (drift --report FILE.json, or --output json)")
+  .option("--report <file>", "also write the merged report to FILE: .xml JUnit, .json JSON, .md markdown (repeatable)", repeatable, []))
+  .action(async (files: string[], options: DriftMergeFlags) => {
+    const { driftMergeCommand } = await import("./commands/drift-command.js");
+    process.exitCode = await driftMergeCommand(files, options);
+  });
+
+withConnectionOptions(program
+  .command("export")
+  .description("write the live state of APIs and accounts as desired-state files (a plan of them shows no changes)")
+  .option("--api <apiId>", "an API to export: its routes and integrations (repeatable)", repeatable, [])
+  .option("--account <id|self>", "an account to export: its alternate contacts and opt-in Regions (repeatable; self = the caller's own)", repeatable, [])
+  .option("-o, --out <dir>", "write one file per API and account into this directory (default: one YAML stream on stdout)")
+  .option("--parallelism <n>", "reads in flight at once", integerIn(1, 256, "a number"), 16))
+  .action(async (options: ExportFlags) => {
+    const { exportCommand } = await import("./commands/export-command.js");
+    process.exitCode = await exportCommand(options);
+  });
+
+program
+  .command("demo")
+  .description("a first run in one process: the embedded services with the demo world; plan, apply, drift and repair of examples/desired-state")
+  .action(async () => {
+    const { demoCommand } = await import("./commands/demo-command.js");
+    process.exitCode = await demoCommand();
   });
 
 program

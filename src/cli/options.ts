@@ -2,13 +2,14 @@ import { Option, type Command } from "commander";
 
 /** Option definitions shared by commands (kept apart from connecting, so that --help loads no client). */
 
-/** Adds --endpoint, --account-endpoint, --gateway-endpoint, --token-file and --rate-limit. */
+/** Adds --endpoint, --account-endpoint, --gateway-endpoint, --token-file, --token-env and --rate-limit. */
 export function withConnectionOptions(command: Command): Command {
   return command
     .option("--endpoint <url>", "origin of both services (or CONVERGE_ENDPOINT)")
     .option("--account-endpoint <url>", "origin of the account service, when it differs")
     .option("--gateway-endpoint <url>", "origin of the gateway service, when it differs")
     .option("--token-file <file>", "file holding the bearer token (else CONVERGE_TOKEN)")
+    .option("--token-env <name>", "environment variable holding the bearer token, instead of CONVERGE_TOKEN")
     .option("--rate-limit <rps[:burst]>", "client-side limit per operation, e.g. 100 or 100:20 (default: none until the service throttles, then adaptive)");
 }
 

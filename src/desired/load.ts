@@ -1,8 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, join, relative } from "node:path";
-import type { z } from "zod";
 import { LineCounter, parseAllDocuments, isMap, isScalar, isSeq, type Document as YamlDocument, type Node as YamlNode } from "yaml";
-import { describeZodIssues, formatPath, isPlainObject, renderValue } from "../spec/field-issues.js";
+import { describeZodIssues, formatPath, isPlainObject, pinpointZodIssues, renderValue } from "../spec/field-issues.js";
 import { DOCUMENT_SCHEMAS, KINDS, type Document, type Kind } from "./schema.js";
 import { DesiredStateError, type DesiredStateProblem, type SourceLocation } from "./desired-state-error.js";
 import { crossCheckDocuments } from "./cross-check.js";
@@ -23,8 +22,8 @@ export interface DesiredState {
 const EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
 
 /**
- * Loads desired state from files and directories (recursively, in sorted order; `*.schema.json`
- * files are skipped). Validates every document and the documents against each other; throws one
+ * Loads desired state from files and directories (recursively, in sorted order; hidden entries and
+ * `*.schema.json` files are skipped). Validates every document and the documents against each other; throws one
  * DesiredStateError listing every problem, with file, line, column and field path.
  */
 export async function loadDesiredState(paths: ReadonlyArray<string>, cwd = process.cwd()): Promise<DesiredState> {
@@ -58,6 +57,9 @@ async function expand(path: string): Promise<string[]> {
   const out: string[] = [];
   const entries = (await readdir(path, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
+    // hidden entries are never desired state; a Kubernetes ConfigMap volume holds its files twice,
+    // once under a hidden timestamped directory
+    if (entry.name.startsWith(".")) continue;
     const full = join(path, entry.name);
     if (entry.isDirectory()) out.push(...(await expand(full)));
     else if (EXTENSIONS.has(extname(entry.name)) && !entry.name.endsWith(".schema.json")) out.push(full);
@@ -142,21 +144,7 @@ function validateDocument(
   }
   const result = DOCUMENT_SCHEMAS[kind as Kind].safeParse(raw);
   if (!result.success) {
-    return { problems: describeZodIssues(pinpointIssues(result.error.issues), raw).map((issue) => problem(issue.path ?? [], issue.message)) };
+    return { problems: describeZodIssues(pinpointZodIssues(result.error.issues), raw).map((issue) => problem(issue.path ?? [], issue.message)) };
   }
   return { document: { document: result.data as Document, source: locate([]), locate } };
-}
-
-/**
- * Issues at the field they are about: an unknown field at its own key (zod reports it on the
- * mapping), and a union whose every branch got the right shape but a bad field (an AlternateContact
- * spec with a lower-case type) as the fields of its closest branch, not as "invalid input".
- */
-function pinpointIssues(issues: ReadonlyArray<z.core.$ZodIssue>): z.core.$ZodIssue[] {
-  return issues.flatMap((issue): z.core.$ZodIssue[] => {
-    if (issue.code === "unrecognized_keys") return issue.keys.map((key) => ({ ...issue, keys: [key], path: [...issue.path, key] }));
-    if (issue.code !== "invalid_union" || issue.errors.length === 0 || !issue.errors.every((branch) => branch.length > 0 && branch.every((inner) => inner.path.length > 0))) return [issue];
-    const closest = issue.errors.reduce((best, branch) => (branch.length < best.length ? branch : best));
-    return pinpointIssues(closest.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })));
-  });
 }

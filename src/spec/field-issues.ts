@@ -82,3 +82,17 @@ function stripInvalidInput(message: string): string {
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/**
+ * Issues at the field they are about: an unknown field at its own key (zod reports it on the
+ * mapping), and a union whose every branch got the right shape but a bad field (an AlternateContact
+ * spec with a lower-case type) as the fields of its closest branch, not as "invalid input".
+ */
+export function pinpointZodIssues(issues: ReadonlyArray<z.core.$ZodIssue>): z.core.$ZodIssue[] {
+  return issues.flatMap((issue): z.core.$ZodIssue[] => {
+    if (issue.code === "unrecognized_keys") return issue.keys.map((key) => ({ ...issue, keys: [key], path: [...issue.path, key] }));
+    if (issue.code !== "invalid_union" || issue.errors.length === 0 || !issue.errors.every((branch) => branch.length > 0 && branch.every((inner) => inner.path.length > 0))) return [issue];
+    const closest = issue.errors.reduce((best, branch) => (branch.length < best.length ? branch : best));
+    return pinpointZodIssues(closest.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })));
+  });
+}

@@ -10,6 +10,7 @@ import { renderApplyReport } from "../../reconcile/render-plan.js";
 import { CliError } from "../cli-error.js";
 import { connect, progressReporter, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
 import { loadDocuments } from "../desired-input.js";
+import { documentsFromEnvironment } from "../document-env.js";
 import { renderPlan } from "./plan-command.js";
 import type { Clients } from "../../clients/index.js";
 
@@ -19,15 +20,23 @@ export interface ApplyFlags extends ConnectionFlags, OutputFlags {
   readonly autoApprove: boolean;
   readonly prune: boolean;
   readonly parallelism: number;
+  /** The name of an environment variable holding the documents as JSON (one, or an array), instead of -f. */
+  readonly documentEnv?: string;
 }
 
 /**
  * `converge apply -f PATH…` plans and applies; `converge apply PLAN.json` applies a saved plan,
  * refusing when live state changed since it was made. Both verify by reading again: exit 0 when
  * live matches the documents afterwards, 1 when an action failed or live still differs.
+ * `--document-env VAR` takes the documents from an environment variable instead (cdktf provisioners).
  */
 export async function applyCommand(planFile: string | undefined, flags: ApplyFlags): Promise<number> {
-  if (planFile !== undefined && flags.file.length > 0) throw new CliError("pass either a plan file or -f PATH, not both");
+  const sources = [planFile !== undefined, flags.file.length > 0, flags.documentEnv !== undefined].filter(Boolean).length;
+  if (sources > 1) throw new CliError("pass one of a plan file, -f PATH or --document-env VAR, not several");
+  if (flags.documentEnv !== undefined) {
+    if (flags.target.length > 0) throw new CliError("--target selects among -f files: with --document-env VAR, put only the documents to apply in VAR");
+    return applyDocuments(documentsFromEnvironment(flags.documentEnv), flags);
+  }
   const clients = connect(flags);
   try {
     let plan: Plan;
@@ -58,7 +67,28 @@ export async function applyCommand(planFile: string | undefined, flags: ApplyFla
   }
 }
 
-async function verify(report: ApplyReport, documents: ReadonlyArray<LoadedDocument>, prune: boolean, clients: Clients, flags: ApplyFlags): Promise<number> {
+/**
+ * Plans and applies already loaded documents (not from files: no --target), then verifies; used by
+ * `apply --document-env` and `delete`.
+ */
+export async function applyDocuments(documents: ReadonlyArray<LoadedDocument>, flags: Omit<ApplyFlags, "file" | "target">): Promise<number> {
+  const clients = connect(flags);
+  try {
+    const result = await readAndPlan(documents, clients, { prune: flags.prune, parallelism: flags.parallelism });
+    if (result.problems.length > 0) throw new DesiredStateError(result.problems);
+    process.stdout.write(renderPlan(result.plan, flags));
+    if (!hasChanges(result.plan)) return 0;
+    if (!flags.autoApprove && !(await confirm())) {
+      throw new CliError(process.stdin.isTTY ? "apply cancelled: nothing was changed" : "apply needs --auto-approve when not run on a terminal: nothing was changed");
+    }
+    const report = await applyPlan(result.plan, clients, { parallelism: flags.parallelism, progress: progressReporter() });
+    return await verify(report, documents, result.plan.prune, clients, flags);
+  } finally {
+    await clients.close();
+  }
+}
+
+async function verify(report: ApplyReport, documents: ReadonlyArray<LoadedDocument>, prune: boolean, clients: Clients, flags: OutputFlags & { readonly parallelism: number }): Promise<number> {
   const after = await readAndPlan(documents, clients, { prune, parallelism: flags.parallelism });
   const converged = !hasChanges(after.plan) && after.problems.length === 0;
   if (flags.output === "json") {

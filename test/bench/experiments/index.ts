@@ -1,6 +1,8 @@
 import type { BenchExperiment } from "../experiment.js";
+import { cdktfApply } from "./cdktf-apply.js";
 import { clientVsAutocannon } from "./client-vs-autocannon.js";
+import { driftEstate } from "./drift-estate.js";
 import { reconcileEstate } from "./reconcile-estate.js";
 
 /** Every comparison benchmark, in the order they run after the load cases. */
-export const BENCH_EXPERIMENTS: ReadonlyArray<BenchExperiment> = [clientVsAutocannon, reconcileEstate];
+export const BENCH_EXPERIMENTS: ReadonlyArray<BenchExperiment> = [clientVsAutocannon, reconcileEstate, driftEstate, cdktfApply];

@@ -1,0 +1,51 @@
+import { createHash } from "node:crypto";
+import type { IConstruct } from "constructs";
+import { canonicalJson } from "../src/reconcile/diff.js";
+import { stackOf, templateSafeJson } from "./vehicle.js";
+
+/** A JSON document as the constructs build it (validated at synth, so typed loosely here). */
+export type DocumentValue = Readonly<Record<string, unknown>>;
+
+/** What the stack-level pieces (the desired-state file, the inventory) read of each converge resource. */
+export interface DeclaredResource extends IConstruct {
+  /** The desired-state document the construct declares. */
+  readonly document: DocumentValue;
+  /** The document naming the live resource's identity. */
+  readonly identityDocument: DocumentValue;
+  /** Whether destroying the construct deletes the live resource. */
+  readonly deletable: boolean;
+}
+
+const BRAND = Symbol.for("converge.cdktf.resource");
+
+/** Marks a construct as a converge resource (a symbol brand: survives duplicate installs). */
+export function brandAsResource(construct: DeclaredResource): void {
+  Object.defineProperty(construct, BRAND, { value: true });
+}
+
+export function isDeclaredResource(value: unknown): value is DeclaredResource {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+}
+
+/** The converge resources of a stack, in construct-tree order. */
+export function declaredResourcesOf(stack: IConstruct): DeclaredResource[] {
+  return stack.node.findAll().filter(isDeclaredResource);
+}
+
+/** sha256 of a JSON value's canonical text (keys sorted): equal documents, equal hashes. */
+export function documentHash(value: unknown): string {
+  return createHash("sha256").update(canonicalJson(value)).digest("hex");
+}
+
+/** The canonical JSON of a value, safe to write into cdk.tf.json (no `${` or `%{` left for terraform to expand). */
+export function triggerJson(value: unknown): string {
+  return templateSafeJson(canonicalJson(value));
+}
+
+/** A terraform resource name from a construct's path below its stack: `api/get-orders` → `api_get-orders`. */
+export function resourceBaseName(construct: IConstruct): string {
+  const stack = stackOf(construct);
+  const scopes = construct.node.scopes;
+  const name = scopes.slice(scopes.indexOf(stack) + 1).map((scope) => scope.node.id).join("_").replace(/[^A-Za-z0-9_-]/g, "_");
+  return /^[A-Za-z_]/.test(name) ? name : `_${name}`;
+}

@@ -1,0 +1,81 @@
+import type { Construct } from "constructs";
+import { IntegrationDocument, type ApiRef, type IntegrationSpec } from "../src/desired/schema.js";
+import { NATURAL_KEY_FIELDS } from "../src/reconcile/kinds/integration.js";
+import { ConvergeResource } from "./converge-resource.js";
+
+export interface IntegrationProps {
+  /** Logical name, unique within its API: what routes target (letters, digits, '.', '_', '-'). @default the construct's id */
+  readonly name?: string;
+  /** The API: an apiId, or `{ name }` looked up among the caller's APIs. @default - required */
+  readonly api: ApiRef;
+  /** Pins the live integration by ID instead of matching it by its natural key. @default matched by the natural key */
+  readonly integrationId?: string;
+  /** AWS, AWS_PROXY, HTTP, HTTP_PROXY, MOCK or CLOUD_PROXY (part of the natural key). @default - required */
+  readonly integrationType: IntegrationSpec["integrationType"];
+  /** The backend's URI (part of the natural key). @default don't care */
+  readonly integrationUri?: IntegrationSpec["integrationUri"];
+  /** The HTTP method used towards the backend (part of the natural key). @default don't care */
+  readonly integrationMethod?: IntegrationSpec["integrationMethod"];
+  /** Subtype of a CLOUD_PROXY integration, HTTP APIs only (part of the natural key). @default don't care */
+  readonly integrationSubtype?: IntegrationSpec["integrationSubtype"];
+  /** INTERNET or VPC_LINK (part of the natural key). @default don't care (the service defaults to INTERNET) */
+  readonly connectionType?: IntegrationSpec["connectionType"];
+  /** The VPC link of a VPC_LINK integration, HTTP APIs only (part of the natural key). @default don't care */
+  readonly connectionId?: IntegrationSpec["connectionId"];
+  /** Credentials the gateway assumes towards the backend. @default don't care */
+  readonly credentialsArn?: IntegrationSpec["credentialsArn"];
+  /** Free-text description. @default don't care */
+  readonly description?: IntegrationSpec["description"];
+  /** Payload format version; required when creating an integration of an HTTP API ("1.0" or "2.0"). @default don't care */
+  readonly payloadFormatVersion?: IntegrationSpec["payloadFormatVersion"];
+  /** Timeout in milliseconds (50..30000 on HTTP APIs, 50..29000 on WebSocket APIs). @default don't care (the service's default) */
+  readonly timeoutInMillis?: IntegrationSpec["timeoutInMillis"];
+  /** TLS settings towards the backend, HTTP APIs only. @default don't care */
+  readonly tlsConfig?: IntegrationSpec["tlsConfig"];
+  /** Request parameter mappings. @default don't care */
+  readonly requestParameters?: IntegrationSpec["requestParameters"];
+  /** Response parameter mappings by status code (200..599), HTTP APIs only. @default don't care */
+  readonly responseParameters?: IntegrationSpec["responseParameters"];
+  /** Request templates by content type, WebSocket APIs only. @default don't care */
+  readonly requestTemplates?: IntegrationSpec["requestTemplates"];
+  /** Template selection expression, WebSocket APIs only. @default don't care */
+  readonly templateSelectionExpression?: IntegrationSpec["templateSelectionExpression"];
+  /** WHEN_NO_MATCH, NEVER or WHEN_NO_TEMPLATES, WebSocket APIs only. @default don't care */
+  readonly passthroughBehavior?: IntegrationSpec["passthroughBehavior"];
+  /** CONVERT_TO_BINARY or CONVERT_TO_TEXT, WebSocket APIs only. @default don't care */
+  readonly contentHandlingStrategy?: IntegrationSpec["contentHandlingStrategy"];
+}
+
+// Every field of the document's spec is a prop, and every prop but name and api is a field of the spec.
+type SpecProps = Omit<IntegrationProps, "name" | "api">;
+const _sameFields: [keyof SpecProps] extends [keyof IntegrationSpec] ? ([keyof IntegrationSpec] extends [keyof SpecProps] ? true : never) : never = true;
+void _sameFields;
+
+/**
+ * An integration of an API (desired-state kind Integration). Identity: a pinned integrationId, else
+ * its natural key (integrationType, integrationUri, integrationMethod, connectionType, connectionId,
+ * integrationSubtype) together with its logical name. Destroying the construct deletes the
+ * integration (the service refuses while a route targets it: routes that target it by construct are
+ * destroyed first). A field set to `null` must be absent on the live integration.
+ */
+export class Integration extends ConvergeResource {
+  /** The logical name routes target. */
+  readonly name: string;
+  /** The API the integration belongs to. */
+  readonly api: ApiRef;
+
+  constructor(scope: Construct, id: string, props: IntegrationProps) {
+    const { name = id, api, ...spec } = props;
+    const keyFields = Object.fromEntries(NATURAL_KEY_FIELDS.filter((field) => spec[field] !== undefined).map((field) => [field, spec[field]]));
+    const pin = spec.integrationId !== undefined ? { integrationId: spec.integrationId } : {};
+    super(scope, id, {
+      kind: "Integration",
+      document: { kind: "Integration", name, api, spec },
+      identity: { kind: "Integration", name, api, spec: { integrationType: spec.integrationType, ...keyFields, ...pin } },
+      deletable: true,
+      schema: IntegrationDocument,
+    });
+    this.name = name;
+    this.api = api;
+  }
+}

@@ -1,0 +1,83 @@
+import type { Construct } from "constructs";
+import { RouteDocument, type ApiRef, type RouteSpec } from "../src/desired/schema.js";
+import { renderValue } from "../src/spec/field-issues.js";
+import { apiRefKey, describeApiRef } from "../src/reconcile/kinds/kind-handler.js";
+import { ConvergeResource } from "./converge-resource.js";
+import { documentHash } from "./documents.js";
+import { targetInOtherApi, targetNotInStack, targetNotIntegration } from "./errors.js";
+import { Integration } from "./integration.js";
+import { stackOf } from "./vehicle.js";
+
+export interface RouteProps {
+  /** The API: an apiId, or `{ name }` looked up among the caller's APIs. @default - required */
+  readonly api: ApiRef;
+  /** The route key: "$default" or "METHOD /path" on HTTP APIs, free-form on WebSocket APIs; its identity. @default - required */
+  readonly routeKey: RouteSpec["routeKey"];
+  /** Pins the live route by ID (then routeKey may rename it). @default matched by routeKey */
+  readonly routeId?: string;
+  /** Logical name, for --target and messages. @default the route key */
+  readonly name?: string;
+  /** What the route invokes: an Integration construct of the same API and stack (the route is ordered after it), or "integrations/<id>"; null detaches. @default don't care */
+  readonly target?: Integration | string | null;
+  /** NONE, JWT, AWS_IAM or CUSTOM. @default don't care (the service's default is NONE) */
+  readonly authorizationType?: RouteSpec["authorizationType"];
+  /** The authorizer's ID (sent with authorizationType). @default don't care */
+  readonly authorizerId?: RouteSpec["authorizerId"];
+  /** OAuth scopes a JWT authorizer requires (compared as a set). @default don't care */
+  readonly authorizationScopes?: RouteSpec["authorizationScopes"];
+  /** Whether an API key is required, WebSocket APIs only. @default don't care */
+  readonly apiKeyRequired?: RouteSpec["apiKeyRequired"];
+  /** Request parameters, WebSocket APIs only. @default don't care */
+  readonly requestParameters?: RouteSpec["requestParameters"];
+  /** Request models by content type, WebSocket APIs only. @default don't care */
+  readonly requestModels?: RouteSpec["requestModels"];
+  /** Model selection expression, WebSocket APIs only. @default don't care */
+  readonly modelSelectionExpression?: RouteSpec["modelSelectionExpression"];
+  /** Route response selection expression, WebSocket APIs only. @default don't care */
+  readonly routeResponseSelectionExpression?: RouteSpec["routeResponseSelectionExpression"];
+  /** The operation's name. @default don't care */
+  readonly operationName?: RouteSpec["operationName"];
+}
+
+// Every field of the document's spec is a prop, and every prop but name and api is a field of the spec.
+type SpecProps = Omit<RouteProps, "name" | "api">;
+const _sameFields: [keyof SpecProps] extends [keyof RouteSpec] ? ([keyof RouteSpec] extends [keyof SpecProps] ? true : never) : never = true;
+void _sameFields;
+
+/**
+ * A route of an API (desired-state kind Route). Identity: (API, routeKey), or a pinned routeId.
+ * With `target: someIntegration`, the route's document resource applies the integration's document
+ * together with its own (so that the CLI resolves `target: {integration: name}`), and both of the
+ * route's resources depend on the integration's document resource: created after it, destroyed
+ * before it. A change of that integration's identity replaces the route too (deleted, then created
+ * again), because the service refuses to delete an integration a route still targets.
+ */
+export class Route extends ConvergeResource {
+  constructor(scope: Construct, id: string, props: RouteProps) {
+    const { api, name, target, ...rest } = props;
+    const problems: string[] = [];
+    let spec: Record<string, unknown> = { ...rest };
+    let companion: Integration | undefined;
+    if (target instanceof Integration) {
+      spec = { ...rest, target: { integration: target.name } };
+      if (stackOf(target) !== stackOf(scope)) problems.push(targetNotInStack(target.node.path, stackOf(scope).node.path));
+      else if (apiRefKey(target.api) !== apiRefKey(api)) problems.push(targetInOtherApi(target.node.path, describeApiRef(target.api), describeApiRef(api)));
+      else companion = target;
+    } else if (target !== undefined) {
+      if (target !== null && typeof target !== "string") problems.push(targetNotIntegration(renderValue(target)));
+      else spec = { ...rest, target };
+    }
+    const routeId = rest.routeId !== undefined ? { routeId: rest.routeId } : {};
+    super(scope, id, {
+      kind: "Route",
+      document: { kind: "Route", ...(name !== undefined ? { name } : {}), api, spec },
+      identity: { kind: "Route", api, spec: { routeKey: rest.routeKey, ...routeId } },
+      deletable: true,
+      schema: RouteDocument,
+      problems,
+      companions: companion ? [companion] : [],
+      // the route goes (and comes back) when its integration is replaced: the old one can then be deleted
+      identityTriggers: companion ? { target: documentHash(companion.identityDocument) } : {},
+    });
+  }
+}

@@ -1,0 +1,93 @@
+import { spawn } from "node:child_process";
+import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startService, type RunningService } from "../../src/service/index.js";
+import { describeCliResult, runCli } from "../support/cli.js";
+import { liveContact, liveRoute } from "../e2e/e2e-fixture.js";
+import { SECRET_TOKEN, Terraform, assertTerraformAvailable, cdktfWorld, describeTerraform } from "./terraform-fixture.js";
+
+/**
+ * examples/cdktf-app as its README runs it, without cdktf-cli: the app installed beside converge
+ * (node_modules linked to this checkout), type-checked, run as `cdktf synth` runs it (CDKTF_OUTDIR),
+ * then `terraform init` and `terraform apply` in the stack's directory as `cdktf deploy` does, with
+ * the terraform_data vehicle, against the embedded service.
+ */
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const EXAMPLE = join(ROOT, "examples/cdktf-app");
+let service: RunningService;
+let app: string;
+
+function run(command: string, args: ReadonlyArray<string>, cwd: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(command, [...args], { cwd, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.once("error", fail);
+    child.once("close", (code) => done({ code, output }));
+  });
+}
+
+beforeAll(async () => {
+  assertTerraformAvailable();
+  service = await startService({ port: 0, world: cdktfWorld(), recordRequests: true });
+  app = await mkdtemp(join(tmpdir(), "converge-cdktf-example-"));
+  for (const file of ["main.ts", "package.json", "cdktf.json"]) await copyFile(join(EXAMPLE, file), join(app, file));
+  await mkdir(join(app, "node_modules/@cdktf"), { recursive: true });
+  await symlink(ROOT, join(app, "node_modules/converge"));
+  for (const name of ["cdktf", "constructs", "@cdktf/provider-null"]) await symlink(join(ROOT, "node_modules", name), join(app, "node_modules", name));
+}, 90_000);
+
+afterAll(async () => {
+  await service?.close();
+  if (app) await rm(app, { recursive: true, force: true });
+});
+
+describe("examples/cdktf-app", { timeout: 90_000 }, () => {
+  it("declares the same exact versions of cdktf, constructs and the null provider as converge", async () => {
+    const example = JSON.parse(await readFile(join(EXAMPLE, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    const root = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    for (const name of ["cdktf", "constructs", "@cdktf/provider-null"]) expect(example.dependencies[name], name).toBe(root.dependencies[name]);
+    expect(example.dependencies.converge).toBe("file:../..");
+    expect(JSON.parse(await readFile(join(EXAMPLE, "cdktf.json"), "utf8"))).toMatchObject({ language: "typescript", app: "npx tsx main.ts" });
+  });
+
+  it("type-checks against converge/constructs", () => {
+    const program = ts.createProgram([join(app, "main.ts")], {
+      module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022,
+      strict: true, noEmit: true, skipLibCheck: true, types: ["node"], typeRoots: [join(ROOT, "node_modules/@types")],
+    });
+    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+    expect(diagnostics).toEqual([]);
+  });
+
+  it("synthesizes every construct, then terraform applies it, and plan and drift --from-synth find it in sync", async () => {
+    const source = await readFile(join(app, "main.ts"), "utf8");
+    await writeFile(join(app, "main.mjs"), ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText);
+    const outdir = join(app, "cdktf.out");
+    const synth = await run(process.execPath, ["main.mjs"], app, { CDKTF_OUTDIR: outdir, CONVERGE_ENDPOINT: service.url, CONVERGE_VEHICLE: "terraform_data" });
+    expect(synth.code, synth.output).toBe(0);
+    const stackDir = join(outdir, "stacks/shop");
+    const desired = JSON.parse(await readFile(join(stackDir, "converge.desired.json"), "utf8")) as Array<{ kind: string }>;
+    expect(desired.map((document) => document.kind)).toEqual(["AlternateContact", "AlternateContact", "Integration", "Route", "Route", "RegionOptIn"]);
+
+    const terraform = new Terraform(stackDir, app, { CONVERGE_TOKEN: SECRET_TOKEN });
+    const init = await terraform.init();
+    expect(init.code, describeTerraform(init)).toBe(0);
+    const apply = await terraform.apply();
+    expect(apply.code, describeTerraform(apply)).toBe(0);
+    expect(await liveContact(service, "BILLING")).toMatchObject({ Name: "Accounts Payable" });
+    expect((await liveRoute(service, "a1b2c3d4e5", "GET /products/{id}")).target).toMatch(/^integrations\/[a-z0-9]+$/);
+
+    const env = { env: { CONVERGE_ENDPOINT: service.url, CONVERGE_TOKEN: SECRET_TOKEN } };
+    const plan = await runCli(["plan", "--from-synth", outdir], env);
+    expect(plan.code, describeCliResult(plan)).toBe(0);
+    const drift = await runCli(["drift", "--from-synth", stackDir], env);
+    expect(drift.code, describeCliResult(drift)).toBe(0);
+  });
+});

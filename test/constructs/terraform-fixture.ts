@@ -1,0 +1,126 @@
+import { spawn, spawnSync } from "node:child_process";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DEMO_WORLD, type WorldInput } from "../../src/service/index.js";
+import { builtCliPath } from "../support/serve-process.js";
+import { e2eWorld } from "../e2e/e2e-fixture.js";
+
+/**
+ * Real terraform against the embedded service: a temp directory per stack, a CLI configuration of
+ * its own (no network, no checkpoint), and the converge CLI compiled by `npm run build` as the
+ * command the provisioners run.
+ */
+
+/** A token distinctive enough to grep for. */
+export const SECRET_TOKEN = "tok-cdktf-SECRET-91ac";
+/** The CLI the provisioners run: the compiled converge. */
+export const CLI_COMMAND = `${process.execPath} ${builtCliPath()}`;
+/** terraform from PATH, or $TERRAFORM. */
+export const TERRAFORM = process.env.TERRAFORM ?? "terraform";
+
+/** The demo world with an administrator whose token is SECRET_TOKEN, and short Region transitions. */
+export function cdktfWorld(): WorldInput {
+  return e2eWorld({ identities: [...(DEMO_WORLD.identities ?? []), { token: SECRET_TOKEN, accountId: "111111111111", allow: ["*"] }], regionTransitionMs: 50 });
+}
+
+export interface TerraformResult {
+  readonly args: ReadonlyArray<string>;
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export function describeTerraform(result: TerraformResult): string {
+  return `terraform ${result.args.join(" ")}: exit ${result.code}\n--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}`;
+}
+
+/** Fails with a clear message when terraform cannot be run (the tests need it: they are not skipped). */
+export function assertTerraformAvailable(): string {
+  const version = spawnSync(TERRAFORM, ["version"], { encoding: "utf8", env: { PATH: process.env.PATH ?? "", CHECKPOINT_DISABLE: "1" } });
+  if (version.error || version.status !== 0) throw new Error(`terraform is needed by these tests and could not be run as ${JSON.stringify(TERRAFORM)} (set TERRAFORM=/path/to/terraform): ${version.error?.message ?? version.stderr}`);
+  return version.stdout.split("\n")[0] ?? "";
+}
+
+/**
+ * terraform in one stack directory, with an environment of its own: PATH, a HOME and CLI
+ * configuration inside `home`, CHECKPOINT_DISABLE, and `extraEnv` (the token variable). Every
+ * result is kept, to search terraform's output for secrets afterwards.
+ */
+export class Terraform {
+  readonly results: TerraformResult[] = [];
+  readonly #env: Record<string, string>;
+
+  constructor(readonly stackDir: string, home: string, extraEnv: Readonly<Record<string, string>>) {
+    const cliConfig = join(home, "terraformrc");
+    writeFileSync(cliConfig, "# no provider installation from the network: terraform_data is built in\n");
+    this.#env = {
+      PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+      HOME: home,
+      TF_CLI_CONFIG_FILE: cliConfig,
+      CHECKPOINT_DISABLE: "1",
+      TF_IN_AUTOMATION: "1",
+      ...extraEnv,
+    };
+  }
+
+  run(args: ReadonlyArray<string>, timeoutMs = 60_000): Promise<TerraformResult> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(TERRAFORM, [...args], { cwd: this.stackDir, env: this.#env, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`terraform ${args.join(" ")} did not exit within ${timeoutMs} ms:\n${stdout}\n${stderr}`));
+      }, timeoutMs);
+      child.once("error", (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      child.once("close", (code) => {
+        clearTimeout(timer);
+        const result = { args, code, stdout, stderr };
+        this.results.push(result);
+        resolve(result);
+      });
+    });
+  }
+
+  init(): Promise<TerraformResult> {
+    return this.run(["init", "-input=false", "-no-color"]);
+  }
+
+  apply(): Promise<TerraformResult> {
+    return this.run(["apply", "-auto-approve", "-input=false", "-no-color"]);
+  }
+
+  destroy(): Promise<TerraformResult> {
+    return this.run(["destroy", "-auto-approve", "-input=false", "-no-color"]);
+  }
+}
+
+/** Every file under `directory`, recursively, with its contents. */
+export function filesUnder(directory: string): Array<{ path: string; text: string }> {
+  const out: Array<{ path: string; text: string }> = [];
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) out.push(...filesUnder(path));
+    else if (entry.isFile() && statSync(path).size < 50 * 1024 * 1024) out.push({ path, text: readFileSync(path, "latin1") });
+  }
+  return out;
+}
+
+/** The `Plan: N to add, N to change, N to destroy.` line of an apply, or "No changes.". */
+export function planLine(result: TerraformResult): string {
+  const plan = /^Plan: \d+ to add, \d+ to change, \d+ to destroy\./m.exec(result.stdout)?.[0];
+  if (plan) return plan;
+  return /^No changes\. Your infrastructure matches the configuration\./m.test(result.stdout) ? "No changes." : "(no plan line)";
+}
+
+/** The resources terraform destroyed and created in an apply, as `-address` / `+address`, sorted. */
+export function replacedResources(result: TerraformResult): string[] {
+  const destroyed = [...result.stdout.matchAll(/^(\S+): Destruction complete/gm)].map((match) => `-${match[1]}`);
+  const created = [...result.stdout.matchAll(/^(\S+): Creation complete/gm)].map((match) => `+${match[1]}`);
+  return [...destroyed, ...created].sort();
+}
