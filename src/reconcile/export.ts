@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { AlternateContactDocument, ApiDocument, IntegrationDocument, RegionOptInDocument, RouteDocument, RouteTarget } from "../desired/schema.js";
 import { ALTERNATE_CONTACT_TYPES, type AlternateContact, type Region } from "../spec/account.js";
-import { INTEGRATION_FIELDS, ROUTE_FIELDS, TIMEOUT_RANGE_BY_PROTOCOL, type Integration, type ProtocolType, type Route } from "../spec/gateway.js";
+import { INTEGRATION_FIELDS, ROUTE_FIELDS, integrationServerDefaults, routeServerDefaults, type Integration, type ProtocolType, type Route } from "../spec/gateway.js";
 import { SELF, type AccountKey, type LiveApi, type LiveNeed, type LiveState } from "./model.js";
 
 /**
@@ -42,16 +42,6 @@ export interface ExportResult {
   /** What could not be exported (an API that does not exist or could not be read). */
   readonly problems: ReadonlyArray<string>;
 }
-
-/**
- * Values the service shows for fields never set (README, "Responses show server defaults"). They
- * are never drift, so export leaves them out rather than pin them.
- */
-const INTEGRATION_DEFAULTS = (protocol: ProtocolType): Readonly<Record<string, unknown>> => ({
-  connectionType: "INTERNET",
-  timeoutInMillis: TIMEOUT_RANGE_BY_PROTOCOL[protocol].default,
-});
-const ROUTE_DEFAULTS: Readonly<Record<string, unknown>> = { authorizationType: "NONE", apiKeyRequired: false };
 
 /** Field order in exported specs: identity first, as the examples write them; then the rest in wire order. */
 const INTEGRATION_FIELD_ORDER = fieldOrder(
@@ -116,12 +106,12 @@ export function exportApi(api: LiveApi & { readonly protocolType: ProtocolType }
     api: api.apiId,
     spec: {
       integrationId: integration.integrationId,
-      ...specFields(integration, INTEGRATION_FIELD_ORDER, INTEGRATION_DEFAULTS(protocol)),
+      ...specFields(integration, INTEGRATION_FIELD_ORDER, integrationServerDefaults(protocol)),
     } as z.input<typeof IntegrationDocument>["spec"],
   });
   const managedIntegrationIds = new Set(api.integrations.filter((integration) => integration.apiGatewayManaged).map((integration) => integration.integrationId));
   const routeDocument = (route: Route, targetsByName: boolean): ExportedDocument => {
-    const fields = specFields(route, ROUTE_FIELD_ORDER, ROUTE_DEFAULTS);
+    const fields = specFields(route, ROUTE_FIELD_ORDER, routeServerDefaults(protocol));
     const id = route.target?.startsWith("integrations/") ? route.target.slice("integrations/".length) : undefined;
     const name = id !== undefined && (targetsByName || !managedIntegrationIds.has(id)) ? names.get(id) : undefined;
     if (name !== undefined) fields.target = { integration: name } satisfies RouteTarget;

@@ -31,6 +31,20 @@ export const TIMEOUT_RANGE_BY_PROTOCOL: Readonly<Record<ProtocolType, { readonly
   WEBSOCKET: { min: 50, max: 29_000, default: 29_000 },
 };
 
+/**
+ * What the service shows for route fields never set, per protocol (DESIGN.md §2: responses show
+ * server defaults). The reconciler treats these values as absent, so they are never drift. An unknown
+ * protocol gives the defaults both protocols share.
+ */
+export function routeServerDefaults(protocol: ProtocolType | undefined): Readonly<Record<string, unknown>> {
+  return protocol === "HTTP" ? { authorizationType: "NONE" } : { authorizationType: "NONE", apiKeyRequired: false };
+}
+
+/** What the service shows for integration fields never set, per protocol (see routeServerDefaults). */
+export function integrationServerDefaults(protocol: ProtocolType | undefined): Readonly<Record<string, unknown>> {
+  return { connectionType: "INTERNET", ...(protocol ? { timeoutInMillis: TIMEOUT_RANGE_BY_PROTOCOL[protocol].default } : {}) };
+}
+
 export const HTTP_ROUTE_KEY_PATTERN = /^(?:\$default|(?:ANY|GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) \/\S*)$/;
 /** WebSocket integration requestParameters values: `method.request.{querystring|path|header}.{name}` or a static `'value'`. */
 export const WEBSOCKET_PARAMETER_VALUE_PATTERN = /^(?:method\.request\.(?:querystring|path|header)\.[^\s.]+|'[^]*')$/;

@@ -1,5 +1,5 @@
 import type { IntegrationDocument } from "../../desired/schema.js";
-import { TIMEOUT_RANGE_BY_PROTOCOL, type Integration, type ProtocolType } from "../../spec/gateway.js";
+import { integrationServerDefaults, type Integration } from "../../spec/gateway.js";
 import { collect, isAmbiguousWrite } from "../../clients/index.js";
 import { bodyOf, canonicalJson, deepEqual, diffFields, patchOf } from "../diff.js";
 import { PHASE, type PlannedAction } from "../model.js";
@@ -30,9 +30,6 @@ function naturalKeyOf(document: IntegrationDocument): string {
   return `${apiRefKey(document.api)}\u0000${canonicalJson(NATURAL_KEY_FIELDS.map((field) => document.spec[field] ?? null))}`;
 }
 
-function integrationDefaults(protocol: ProtocolType | undefined): Record<string, unknown> {
-  return { connectionType: "INTERNET", ...(protocol ? { timeoutInMillis: TIMEOUT_RANGE_BY_PROTOCOL[protocol].default } : {}) };
-}
 
 function describeCandidate(integration: Integration): string {
   const parts = [integration.integrationId, integration.integrationType, integration.integrationMethod, integration.integrationUri].filter(Boolean);
@@ -126,7 +123,7 @@ export const integrationHandler: KindHandler<IntegrationDocument> = {
     }
     context.claim("integrations", apiId, match.integrationId);
     context.resolveIntegrationName(apiId, document.name, match.integrationId);
-    const changes = diffFields(spec, match as Record<string, unknown>, { defaults: integrationDefaults(protocolType), ignore: ["integrationId"] });
+    const changes = diffFields(spec, match as Record<string, unknown>, { defaults: integrationServerDefaults(protocolType), ignore: ["integrationId"] });
     const known = { op: "none" as const, apiId, name: document.name, integrationId: match.integrationId };
     if (changes.length === 0) return { problems: [], actions: [action({ type: "no-op", phase: PHASE.integrations, changes, request: known })] };
     return {

@@ -1,12 +1,11 @@
 import type { RouteDocument } from "../../desired/schema.js";
-import type { Route } from "../../spec/gateway.js";
+import { routeServerDefaults, type Route } from "../../spec/gateway.js";
 import { collect, isAmbiguousWrite } from "../../clients/index.js";
 import { bodyOf, diffFields, patchOf } from "../diff.js";
 import { PHASE, type FieldChange, type PlannedAction } from "../model.js";
 import { apiRefKey, groupBy, problemAt, type ApplyContext, type KindHandler } from "./kind-handler.js";
 import { commonGatewayProblems, resolveGatewayDocument, protocolProblems, routeAddress } from "./gateway-common.js";
 
-const ROUTE_DEFAULTS: Readonly<Record<string, unknown>> = { authorizationType: "NONE", apiKeyRequired: false };
 const sortedSet = (value: unknown) => (Array.isArray(value) ? [...value].sort() : value);
 
 /**
@@ -45,7 +44,7 @@ export const routeHandler: KindHandler<RouteDocument> = {
     const document = loaded.document;
     const resolved = resolveGatewayDocument(loaded, context);
     if ("failed" in resolved) return resolved.failed;
-    const { apiId, liveApi } = resolved;
+    const { apiId, protocolType, liveApi } = resolved;
     const spec = document.spec;
     const base = { kind: "Route" as const, address: routeAddress(apiId, spec.routeKey), name: document.name ?? spec.routeKey, identity: `${apiId}/${spec.routeKey}`, source: loaded.source };
     const action = (fields: Omit<PlannedAction, keyof typeof base>): PlannedAction => ({ ...base, ...fields });
@@ -82,7 +81,7 @@ export const routeHandler: KindHandler<RouteDocument> = {
       return { problems: [], actions: [action({ type: "create", phase: PHASE.routeCreates, changes, request: { op: "createRoute", apiId, body, targetIntegration } })] };
     }
 
-    const changes = diffFields(desired, match as Record<string, unknown>, { defaults: ROUTE_DEFAULTS, ignore: ["routeId"], normalize: { authorizationScopes: sortedSet } });
+    const changes = diffFields(desired, match as Record<string, unknown>, { defaults: routeServerDefaults(protocolType), ignore: ["routeId"], normalize: { authorizationScopes: sortedSet } });
     if (targetIntegration) changes.push({ path: "target", before: match.target ?? null, after: `integrations/(${targetIntegration}, created by this apply)` });
     if (changes.length === 0) return { problems: [], actions: [action({ type: "no-op", phase: PHASE.routes, changes })] };
     const patch = withAuthorizerPairing(patchOf(changes.filter((change) => !(targetIntegration && change.path === "target"))), spec, match);

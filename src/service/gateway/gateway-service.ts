@@ -6,11 +6,12 @@ import {
   DEFAULT_HTTP_ROUTE_SELECTION_EXPRESSION,
   DEFAULT_PAGE_SIZE,
   ListQuery,
-  TIMEOUT_RANGE_BY_PROTOCOL,
   UpdateIntegrationInput,
   UpdateRouteInput,
   integrationProtocolIssues,
+  integrationServerDefaults,
   routeProtocolIssues,
+  routeServerDefaults,
   type Api,
   type Integration,
   type ProtocolType,
@@ -354,20 +355,10 @@ function applyPatch<T extends object>(current: T, patch: object): T {
 
 /** A route as the API answers it: what was set, plus server defaults. */
 function renderRoute(protocol: ProtocolType, route: Route): Route {
-  return {
-    ...route,
-    authorizationType: route.authorizationType ?? "NONE",
-    ...(protocol === "WEBSOCKET" ? { apiKeyRequired: route.apiKeyRequired ?? false } : {}),
-    apiGatewayManaged: route.apiGatewayManaged ?? false,
-  };
+  return { ...routeServerDefaults(protocol), ...route, apiGatewayManaged: route.apiGatewayManaged ?? false };
 }
 
 /** An integration as the API answers it: what was set, plus server defaults. */
 function renderIntegration(protocol: ProtocolType, integration: Integration): Integration {
-  return {
-    ...integration,
-    connectionType: integration.connectionType ?? "INTERNET",
-    timeoutInMillis: integration.timeoutInMillis ?? TIMEOUT_RANGE_BY_PROTOCOL[protocol].default,
-    apiGatewayManaged: integration.apiGatewayManaged ?? false,
-  };
+  return { ...integrationServerDefaults(protocol), ...integration, apiGatewayManaged: integration.apiGatewayManaged ?? false } as Integration;
 }
