@@ -6,26 +6,27 @@ import { startService, type RunningService } from "../../src/service/index.js";
 import { createApi, createIntegration, createRoute } from "../support/gateway.js";
 import { adminClients, describeActions, readApis, reconcileWorld, removeDirectory, replan, writeAndLoad } from "./support/reconcile-harness.js";
 
+/** Every test gets a fresh service and clients; desired-state directories are removed after it. */
+let service: RunningService;
+let clients: Clients;
+const directories: string[] = [];
+
+beforeEach(async () => {
+  service = await startService({ port: 0, world: reconcileWorld() });
+  clients = adminClients(service.url);
+});
+
+afterEach(async () => {
+  await clients.close();
+  await service.close();
+  await Promise.all(directories.splice(0).map(removeDirectory));
+});
+
 /**
  * The shrunk counterexamples of plan-apply.property.test.ts, kept as examples: each needed a second
  * apply (or never converged) before its fix.
  */
 describe("plan then apply converges in one apply", () => {
-  let service: RunningService;
-  let clients: Clients;
-  const directories: string[] = [];
-
-  beforeEach(async () => {
-    service = await startService({ port: 0, world: reconcileWorld() });
-    clients = adminClients(service.url);
-  });
-
-  afterEach(async () => {
-    await clients.close();
-    await service.close();
-    await Promise.all(directories.splice(0).map(removeDirectory));
-  });
-
   async function applyOnce(yaml: string) {
     const { documents, directory } = await writeAndLoad({ "desired.yaml": yaml });
     directories.push(directory);
@@ -94,21 +95,6 @@ spec: {integrationId: ${pinned.integrationId}, integrationType: HTTP_PROXY, desc
 });
 
 describe("pins and protocol rules found before any write", () => {
-  let service: RunningService;
-  let clients: Clients;
-  const directories: string[] = [];
-
-  beforeEach(async () => {
-    service = await startService({ port: 0, world: reconcileWorld() });
-    clients = adminClients(service.url);
-  });
-
-  afterEach(async () => {
-    await clients.close();
-    await service.close();
-    await Promise.all(directories.splice(0).map(removeDirectory));
-  });
-
   test("renames a route through its pin in one apply, while a document for its old key is absent", async () => {
     const { apiId } = await createApi(service, "HTTP", { name: "rename" });
     const route = await createRoute(service, apiId, { routeKey: "GET /old" });
