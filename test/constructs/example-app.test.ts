@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { runProcess } from "../support/run-process.js";
 import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -21,17 +21,6 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const EXAMPLE = join(ROOT, "examples/cdktf-app");
 let service: RunningService;
 let app: string;
-
-function run(command: string, args: ReadonlyArray<string>, cwd: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(command, [...args], { cwd, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.once("error", fail);
-    child.once("close", (code) => done({ code, output }));
-  });
-}
 
 beforeAll(async () => {
   assertTerraformAvailable();
@@ -70,8 +59,8 @@ describe("examples/cdktf-app", { timeout: 90_000 }, () => {
     const source = await readFile(join(app, "main.ts"), "utf8");
     await writeFile(join(app, "main.mjs"), ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText);
     const outdir = join(app, "cdktf.out");
-    const synth = await run(process.execPath, ["main.mjs"], app, { CDKTF_OUTDIR: outdir, CONVERGE_ENDPOINT: service.url, CONVERGE_VEHICLE: "terraform_data" });
-    expect(synth.code, synth.output).toBe(0);
+    const synth = await runProcess(process.execPath, ["main.mjs"], { cwd: app, env: { PATH: process.env.PATH ?? "", CDKTF_OUTDIR: outdir, CONVERGE_ENDPOINT: service.url, CONVERGE_VEHICLE: "terraform_data" } });
+    expect(synth.code, synth.stdout + synth.stderr).toBe(0);
     const stackDir = join(outdir, "stacks/shop");
     const desired = JSON.parse(await readFile(join(stackDir, "converge.desired.json"), "utf8")) as Array<{ kind: string }>;
     expect(desired.map((document) => document.kind)).toEqual(["AlternateContact", "AlternateContact", "Integration", "Route", "Route", "RegionOptIn"]);

@@ -1,4 +1,5 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
+import { runProcess } from "../support/run-process.js";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEMO_WORLD, type WorldInput } from "../../src/service/index.js";
@@ -63,28 +64,11 @@ export class Terraform {
     };
   }
 
-  run(args: ReadonlyArray<string>, timeoutMs = 60_000): Promise<TerraformResult> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(TERRAFORM, [...args], { cwd: this.stackDir, env: this.#env, stdio: ["ignore", "pipe", "pipe"] });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        reject(new Error(`terraform ${args.join(" ")} did not exit within ${timeoutMs} ms:\n${stdout}\n${stderr}`));
-      }, timeoutMs);
-      child.once("error", (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-      child.once("close", (code) => {
-        clearTimeout(timer);
-        const result = { args, code, stdout, stderr };
-        this.results.push(result);
-        resolve(result);
-      });
-    });
+  async run(args: ReadonlyArray<string>, timeoutMs = 60_000): Promise<TerraformResult> {
+    const { code, stdout, stderr } = await runProcess(TERRAFORM, args, { cwd: this.stackDir, env: this.#env, timeoutMs });
+    const result = { args, code, stdout, stderr };
+    this.results.push(result);
+    return result;
   }
 
   init(): Promise<TerraformResult> {

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { runProcess } from "../support/run-process.js";
 import { cp, mkdir, readFile, readdir, symlink } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -69,16 +69,8 @@ function bash(script: string, cwd: string, env: Record<string, string>): Promise
   return run("bash", ["-e", "-c", script], cwd, env);
 }
 
-function run(command: string, args: ReadonlyArray<string>, cwd: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { cwd, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.once("error", reject);
-    child.once("close", (code) => resolvePromise({ code, stdout, stderr }));
-  });
+function run(command: string, args: ReadonlyArray<string>, cwd: string, env: Record<string, string>) {
+  return runProcess(command, args, { cwd, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env } });
 }
 
 /** The script of a workflow step as a runner would run it here: the shard's number in, converge's built CLI for `npx --no converge`. */

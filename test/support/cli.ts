@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { runProcess } from "./run-process.js";
 import { builtCliPath } from "./serve-process.js";
 
 /** How a `converge` subprocess ended and what it printed. */
@@ -26,7 +26,7 @@ export interface CliOptions {
  * is not a terminal) and resolves with its exit code, stdout and stderr. Never rejects on a non-zero
  * exit; rejects when the process cannot start or outlives `timeoutMs`.
  */
-export function runCli(args: ReadonlyArray<string>, options: CliOptions = {}): Promise<CliResult> {
+export async function runCli(args: ReadonlyArray<string>, options: CliOptions = {}): Promise<CliResult> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !key.startsWith("CONVERGE_")) env[key] = value;
@@ -36,26 +36,8 @@ export function runCli(args: ReadonlyArray<string>, options: CliOptions = {}): P
     if (value === undefined) delete env[key];
     else env[key] = value;
   }
-  const timeoutMs = options.timeoutMs ?? 45_000;
-  return new Promise<CliResult>((resolve, reject) => {
-    const child = spawn(process.execPath, [builtCliPath(), ...args], { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`converge ${args.join(" ")} did not exit within ${timeoutMs} ms; stdout: ${JSON.stringify(stdout)}; stderr: ${JSON.stringify(stderr)}`));
-    }, timeoutMs);
-    child.once("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  const { code, stdout, stderr } = await runProcess(process.execPath, [builtCliPath(), ...args], { cwd: options.cwd, env, timeoutMs: options.timeoutMs ?? 45_000 });
+  return { code, stdout, stderr };
 }
 
 /** Renders a result for assertion messages. */

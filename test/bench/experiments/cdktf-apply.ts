@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { runProcess } from "../../support/run-process.js";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -50,16 +50,9 @@ interface Run {
   readonly wallMs: number;
 }
 
-function terraform(args: ReadonlyArray<string>, cwd: string, env: Record<string, string>): Promise<Run> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(TERRAFORM, [...args], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, output, wallMs: performance.now() - started }));
-  });
+async function terraform(args: ReadonlyArray<string>, cwd: string, env: Record<string, string>): Promise<Run> {
+  const { code, stdout, stderr, wallMs } = await runProcess(TERRAFORM, args, { cwd, env });
+  return { code, output: stdout + stderr, wallMs };
 }
 
 /** Synthesizes the stack into `directory` for `service`; returns the stack's directory. */
