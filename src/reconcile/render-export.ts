@@ -1,4 +1,4 @@
-import { Document, isMap, isScalar, visit } from "yaml";
+import { Document, isCollection, isMap, isScalar, Scalar, visit } from "yaml";
 import type { ExportedDocument, ExportedFile } from "./export.js";
 
 export interface RenderExportOptions {
@@ -48,6 +48,15 @@ function renderDocument(document: ExportedDocument): string {
   visit(yaml, {
     Seq(_, node) {
       if (node.items.every((item) => isScalar(item))) node.flow = true;
+    },
+  });
+  // yaml 2.9 writes a multi-line string inside a flow collection as a plain scalar, and one whose
+  // line starts with "-" then reads back as a block sequence; double quotes are never ambiguous
+  visit(yaml, {
+    Scalar(_, node, path) {
+      if (typeof node.value === "string" && node.value.includes("\n") && path.some((ancestor) => isCollection(ancestor) && ancestor.flow)) {
+        node.type = Scalar.QUOTE_DOUBLE;
+      }
     },
   });
   return yaml.toString({ lineWidth: 0, flowCollectionPadding: false });

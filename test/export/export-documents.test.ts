@@ -167,7 +167,7 @@ describe("exportLiveState", () => {
 
 describe("renderExportedFile", () => {
   const tricky = ["$default", "GET /x:y", "a: b", "1.0", "0123", "+1", "1e3", "true", "yes", "no", "null", "~", "-", "- x", "? q", "#x", "a #b", "'q'", "\"dq\"",
-    "{a}", "[b]", "*ref", "&anchor", "!tag", "%x", "@x", "`x", "|", ">", " lead", "trail ", "multi\nline", "tab\there", "é 日本 😀", "a, b", "back\\slash", "", "222222222222"];
+    "{a}", "[b]", "*ref", "&anchor", "!tag", "%x", "@x", "`x", "|", ">", " lead", "trail ", "multi\nline", "-\na", "-\n- a", "?\nq", ":\nx", "tab\there", "é 日本 😀", "a, b", "back\\slash", "", "222222222222"];
 
   it("writes values YAML would read as something else so that they load back as the same strings", () => {
     const file = exportApi(api("WEBSOCKET", [
