@@ -98,8 +98,7 @@ export class AccountClient {
 
   #call<T>(operation: AccountOperationName, body: unknown, response: z.ZodType<T> | undefined, options: CallOptions): Promise<T> {
     const formB = this.#form === "B";
-    return this.#transport.call({
-      service: "account",
+    return this.#transport.call("account", {
       operation,
       method: "POST",
       path: formB ? "/" : ACCOUNT_OPERATIONS[operation].path,

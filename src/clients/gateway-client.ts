@@ -102,8 +102,8 @@ export class GatewayClient {
       this.#call({ operation, method: "GET", path, query: { maxResults, nextToken }, idempotent: true, expectStatus: 200, response: schema, signal: options.signal }));
   }
 
-  #call<T>(spec: Omit<CallSpec<T>, "service">): Promise<T> {
-    return this.#transport.call({ ...spec, service: "apigateway" });
+  #call<T>(spec: CallSpec<T>): Promise<T> {
+    return this.#transport.call("apigateway", spec);
   }
 }
 

@@ -1,13 +1,13 @@
 import type { Dispatcher } from "undici";
 import { AccountClient, type AccountClientOptions } from "./account-client.js";
 import { GatewayClient } from "./gateway-client.js";
-import { Transport, createPool, type TransportOptions } from "./transport.js";
+import { Transport, createPool, type PoolOptions, type TransportOptions } from "./transport.js";
 
 export * from "./errors.js";
 export { Credentials } from "./credentials.js";
 export { AccountClient, type AccountClientOptions } from "./account-client.js";
 export { GatewayClient } from "./gateway-client.js";
-export { Transport, createPool, type TransportOptions, type Timeouts, type CallSpec } from "./transport.js";
+export { Transport, createPool, type PoolOptions, type TransportOptions, type Timeouts, type CallSpec } from "./transport.js";
 export { AdaptiveRateLimiter, type RateLimit, type RateLimiterOptions } from "./rate-limiter.js";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 export { collect, paginate, type Page } from "./pagination.js";
@@ -22,6 +22,8 @@ export interface ClientsOptions extends Omit<TransportOptions, "endpoint"> {
   readonly account?: AccountClientOptions;
   /** Connections per origin when the clients create their own pools. @default 64 */
   readonly connections?: number;
+  /** Requests in flight per connection of those pools (see {@link PoolOptions.pipelining}). @default 1 */
+  readonly pipelining?: number;
 }
 
 /** Both clients, sharing one keep-alive pool per origin; `close()` closes the pools they created. */
@@ -38,7 +40,7 @@ export function createClients(options: ClientsOptions): Clients {
     const origin = new URL(endpoint).origin;
     let dispatcher = options.dispatcher ?? pools.get(origin);
     if (!dispatcher) {
-      dispatcher = createPool(origin, options.timeouts, options.connections);
+      dispatcher = createPool(origin, { timeouts: options.timeouts, connections: options.connections, pipelining: options.pipelining });
       pools.set(origin, dispatcher);
       owned.push(dispatcher);
     }

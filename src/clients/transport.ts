@@ -11,6 +11,7 @@ import {
   type ConvergeError,
   type ServiceName,
 } from "./errors.js";
+import { exchange, type Answer } from "./exchange.js";
 import { AdaptiveRateLimiter, rateLimitLayer, type RateLimiterOptions } from "./rate-limiter.js";
 import { DEFAULT_RETRY_POLICY, retryLayer, type RetryPolicy } from "./retry.js";
 import { composeLayers, type Send, type WireRequest, type WireResponse } from "./wire.js";
@@ -40,7 +41,6 @@ export interface TransportOptions {
 
 /** One call of an operation: what to send, whether resending is safe, and the contract of the answer. */
 export interface CallSpec<T> {
-  readonly service: ServiceName;
   readonly operation: string;
   readonly method: WireRequest["method"];
   readonly path: string;
@@ -55,12 +55,24 @@ export interface CallSpec<T> {
   readonly signal?: AbortSignal | undefined;
 }
 
-/** A keep-alive undici pool for one origin with the given timeouts. */
-export function createPool(endpoint: string, timeouts: Partial<Timeouts> = {}, connections = 64): Pool {
-  const t = { ...DEFAULT_TIMEOUTS, ...timeouts };
+export interface PoolOptions {
+  readonly timeouts?: Partial<Timeouts>;
+  /** Keep-alive connections to the origin. @default 64 */
+  readonly connections?: number;
+  /**
+   * Requests in flight per connection. Above 1, GET requests are pipelined (undici sends a POST,
+   * PATCH or DELETE only on a connection with nothing in flight): fewer connections carry the same
+   * concurrency, at the price of head-of-line blocking behind a slow answer. @default 1
+   */
+  readonly pipelining?: number;
+}
+
+/** A keep-alive undici pool for one origin. */
+export function createPool(endpoint: string, options: PoolOptions = {}): Pool {
+  const t = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   return new Pool(new URL(endpoint).origin, {
-    connections,
-    pipelining: 1,
+    connections: options.connections ?? 64,
+    pipelining: options.pipelining ?? 1,
     keepAliveTimeout: 30_000,
     connectTimeout: t.connectMs,
     headersTimeout: t.headersMs,
@@ -87,6 +99,9 @@ export class Transport {
     errorType: response.errorType === undefined ? undefined : this.#redact(response.errorType),
     requestId: response.requestId === undefined ? undefined : this.#redact(response.requestId),
   });
+  /** The headers of a request without a body, and of one with a JSON body (shared, never mutated). */
+  readonly #plainHeaders: Readonly<Record<string, string>>;
+  readonly #jsonHeaders: Readonly<Record<string, string>>;
   readonly limiter: AdaptiveRateLimiter | undefined;
 
   constructor(options: TransportOptions) {
@@ -94,7 +109,9 @@ export class Transport {
     this.#credentials = options.credentials;
     this.#timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.#ownsDispatcher = options.dispatcher === undefined;
-    this.#dispatcher = options.dispatcher ?? createPool(this.#origin, this.#timeouts);
+    this.#dispatcher = options.dispatcher ?? createPool(this.#origin, { timeouts: this.#timeouts });
+    this.#plainHeaders = Object.freeze({ authorization: this.#credentials.authorizationHeader() });
+    this.#jsonHeaders = Object.freeze({ "content-type": "application/json", authorization: this.#credentials.authorizationHeader() });
     this.limiter = options.rateLimit === false ? undefined : new AdaptiveRateLimiter(options.rateLimit ?? {});
     const policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.#send = composeLayers(
@@ -107,18 +124,17 @@ export class Transport {
     return this.#origin;
   }
 
-  async call<T>(spec: CallSpec<T>): Promise<T> {
+  /** Sends one call of `service` and answers its body, checked against the contract. */
+  async call<T>(service: ServiceName, spec: CallSpec<T>): Promise<T> {
+    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    // every request has the same shape, so that the layers below stay monomorphic
     const request: WireRequest = {
-      service: spec.service,
+      service,
       operation: spec.operation,
       method: spec.method,
-      path: spec.path + queryString(spec.query),
-      headers: {
-        ...spec.headers,
-        ...(spec.body !== undefined ? { "content-type": "application/json" } : {}),
-        authorization: this.#credentials.authorizationHeader(),
-      },
-      body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+      path: spec.query === undefined ? spec.path : spec.path + queryString(spec.query),
+      headers: this.#headersFor(spec.headers, body !== undefined),
+      body,
       idempotent: spec.idempotent,
       signal: spec.signal,
     };
@@ -126,14 +142,14 @@ export class Transport {
     try {
       response = await this.#send(request);
     } catch (error) {
-      if (spec.signal?.aborted && !isConvergeError(error)) throw new AbortedError(`${spec.service} ${spec.operation}`);
+      if (spec.signal?.aborted && !isConvergeError(error)) throw new AbortedError(`${service} ${spec.operation}`);
       throw error;
     }
     if (response.status < 200 || response.status >= 300) throw this.#decode(request, response);
     if (response.status !== spec.expectStatus) {
-      throw new ContractViolationError(spec.service, spec.operation, [`status ${response.status}, expected ${spec.expectStatus}`]);
+      throw new ContractViolationError(service, spec.operation, [`status ${response.status}, expected ${spec.expectStatus}`]);
     }
-    return parseBody(spec, response, this.#redact);
+    return parseBody(request, spec, response, this.#redact);
   }
 
   /** Closes the pool if this transport created it. */
@@ -141,32 +157,33 @@ export class Transport {
     if (this.#ownsDispatcher) await this.#dispatcher.close();
   }
 
+  #headersFor(extra: Readonly<Record<string, string>> | undefined, json: boolean): Readonly<Record<string, string>> {
+    const base = json ? this.#jsonHeaders : this.#plainHeaders;
+    return extra === undefined ? base : { ...extra, ...base };
+  }
+
   async #dispatch(request: WireRequest): Promise<WireResponse> {
-    let answer: Dispatcher.ResponseData;
+    let answer: Answer;
     try {
-      answer = await this.#dispatcher.request({
+      answer = await exchange(this.#dispatcher, {
         origin: this.#origin,
         path: request.path,
         method: request.method,
         headers: request.headers,
         body: request.body,
-        signal: request.signal,
+        // a read may share a pipelining connection with the reads after it (undici holds back
+        // requests behind any other method until its answer's headers are in)
+        blocking: request.method !== "GET",
         headersTimeout: this.#timeouts.headersMs,
         bodyTimeout: this.#timeouts.bodyMs,
-      });
-    } catch (error) {
-      throw toTransportError(request, error, this.#redact);
-    }
-    let text: string;
-    try {
-      text = await answer.body.text();
+      }, request.signal);
     } catch (error) {
       throw toTransportError(request, error, this.#redact);
     }
     // the answer stays as sent (a success body is data, not to be rewritten); errors redact it when they are built
     return {
-      status: answer.statusCode,
-      text,
+      status: answer.status,
+      text: answer.text,
       errorType: header(answer.headers, "x-svc-errortype"),
       requestId: header(answer.headers, "x-svc-request-id"),
       retryAfterMs: retryAfter(answer.headers),
@@ -174,12 +191,12 @@ export class Transport {
   }
 }
 
-function header(headers: Dispatcher.ResponseData["headers"], name: string): string | undefined {
+function header(headers: Answer["headers"], name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
 
-function retryAfter(headers: Dispatcher.ResponseData["headers"]): number | undefined {
+function retryAfter(headers: Answer["headers"]): number | undefined {
   const precise = Number(header(headers, "x-svc-retry-after-ms"));
   if (Number.isFinite(precise) && precise >= 0 && header(headers, "x-svc-retry-after-ms") !== undefined) return precise;
   const value = header(headers, "retry-after");
@@ -238,16 +255,16 @@ export function decodeError(request: WireRequest, response: WireResponse): Conve
  * The success body checked against its contract. A body that breaks it becomes an error whose
  * messages are built from the redacted text (before any excerpt is cut, so no token prefix shows).
  */
-function parseBody<T>(spec: CallSpec<T>, response: WireResponse, redact: (text: string) => string): T {
+function parseBody<T>(request: WireRequest, spec: CallSpec<T>, response: WireResponse, redact: (text: string) => string): T {
   if (!spec.response) {
-    if (response.text.length > 0) throw new ContractViolationError(spec.service, spec.operation, ["expected an empty body"]);
+    if (response.text.length > 0) throw new ContractViolationError(request.service, request.operation, ["expected an empty body"]);
     return undefined as T;
   }
   let json: unknown;
   try {
     json = JSON.parse(response.text);
   } catch {
-    throw new ContractViolationError(spec.service, spec.operation, [`body is not JSON: ${redact(response.text).slice(0, 80)}`]);
+    throw new ContractViolationError(request.service, request.operation, [`body is not JSON: ${redact(response.text).slice(0, 80)}`]);
   }
   const result = spec.response.safeParse(json);
   if (!result.success) {
@@ -257,7 +274,7 @@ function parseBody<T>(spec: CallSpec<T>, response: WireResponse, redact: (text: 
     } catch {
       shown = undefined;
     }
-    throw new ContractViolationError(spec.service, spec.operation, describeZodIssues(result.error.issues, shown).map((issue) => redact(issue.message)));
+    throw new ContractViolationError(request.service, request.operation, describeZodIssues(result.error.issues, shown).map((issue) => redact(issue.message)));
   }
   return result.data;
 }

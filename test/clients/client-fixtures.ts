@@ -100,25 +100,31 @@ export interface WireExchange {
  */
 export function watchPool(pool: Pool): WireExchange[] {
   const exchanges: WireExchange[] = [];
-  const original = pool.request.bind(pool) as (options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>;
-  const watched = async (options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> => {
+  const dispatch = pool.dispatch.bind(pool);
+  const watched = (options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean => {
+    if (!handler.onRequestStart) throw new Error("watchPool observes undici's handler API (onRequestStart …), which the transport uses");
     const headers = (options.headers ?? {}) as Record<string, string | undefined>;
     const exchange: WireExchange = { method: options.method, path: options.path, sentAt: performance.now(), target: headers["x-svc-target"] };
     exchanges.push(exchange);
-    try {
-      const response = await original(options);
-      exchange.receivedAt = performance.now();
-      exchange.status = response.statusCode;
-      exchange.retryAfterMs = single(response.headers["x-svc-retry-after-ms"]);
-      exchange.retryAfter = single(response.headers["retry-after"]);
-      return response;
-    } catch (error) {
-      exchange.errorCode = (error as { code?: string }).code;
-      exchange.failedAt = performance.now();
-      throw error;
-    }
+    return dispatch(options, {
+      onRequestStart: (controller, context) => handler.onRequestStart?.(controller, context),
+      onResponseStart(controller, statusCode, responseHeaders, statusMessage) {
+        exchange.receivedAt = performance.now();
+        exchange.status = statusCode;
+        exchange.retryAfterMs = single(responseHeaders["x-svc-retry-after-ms"]);
+        exchange.retryAfter = single(responseHeaders["retry-after"]);
+        handler.onResponseStart?.(controller, statusCode, responseHeaders, statusMessage);
+      },
+      onResponseData: (controller, chunk) => handler.onResponseData?.(controller, chunk),
+      onResponseEnd: (controller, trailers) => handler.onResponseEnd?.(controller, trailers),
+      onResponseError(controller, error) {
+        exchange.errorCode = (error as { code?: string }).code;
+        exchange.failedAt = performance.now();
+        handler.onResponseError?.(controller, error);
+      },
+    });
   };
-  (pool as unknown as { request: typeof watched }).request = watched;
+  (pool as unknown as { dispatch: typeof watched }).dispatch = watched;
   return exchanges;
 }
 

@@ -109,6 +109,63 @@ describe("account client request forms", () => {
   });
 });
 
+describe("large answers", () => {
+  let service: RunningService;
+  let clients: Clients;
+
+  beforeAll(async () => {
+    service = await startTestService();
+    clients = clientsFor(service);
+  });
+  afterAll(async () => {
+    await clients?.close();
+    await service?.close();
+  });
+
+  test("a pipelining pool carries several reads per connection, and a create waits for a connection of its own", async () => {
+    const pool = createPool(service.url, { connections: 2, pipelining: 8 });
+    const gateway = new GatewayClient(new Transport({ endpoint: service.url, credentials: new Credentials("admin-token"), dispatcher: pool }));
+    try {
+      await Promise.all([gateway.getApi(SEEDED_API_ID), gateway.getApi(SEEDED_API_ID)]);
+      const reads = Array.from({ length: 40 }, () => gateway.getApi(SEEDED_API_ID));
+      const create = gateway.createApi({ name: "between-pipelined-reads", protocolType: "HTTP" });
+      const moreReads = Array.from({ length: 40 }, () => gateway.getApi(SEEDED_API_ID));
+      await new Promise((resolve) => setImmediate(resolve));
+      const inFlight = pool.stats.running;
+      const answers = await Promise.all([...reads, ...moreReads]);
+      const created = await create;
+
+      expect(pool.stats.connected).toBeLessThanOrEqual(2);
+      // more requests in flight than connections: they were pipelined
+      expect(inFlight).toBeGreaterThan(2);
+      expect(answers.every((api) => api?.apiId === SEEDED_API_ID)).toBe(true);
+      expect(await gateway.getApi(created.apiId)).toMatchObject({ name: "between-pipelined-reads" });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test("reads a listing that arrives in many chunks, multibyte characters split between them, byte for byte", async () => {
+    // 2- to 4-byte UTF-8 characters; a 3,001-character cycle makes chunk edges fall inside them
+    const text = "aé€𝄞".repeat(1500) + "z";
+    const api = await clients.gateway.createApi({ name: "wide-ü€𝄞", protocolType: "HTTP" });
+    const created = [];
+    for (let i = 0; i < 40; i += 1) {
+      created.push(await clients.gateway.createIntegration(api.apiId, {
+        integrationType: "HTTP_PROXY",
+        integrationUri: `https://backend-${i}.example/ü`,
+        integrationMethod: "ANY",
+        payloadFormatVersion: "1.0",
+        description: `${i}:${text}`,
+      }));
+    }
+    const listed = await collect(clients.gateway.integrations(api.apiId));
+    // well over one socket read: the body came in many chunks
+    expect(Buffer.byteLength(JSON.stringify(listed))).toBeGreaterThan(400_000);
+    expect(listed.map((integration) => [integration.integrationId, integration.description])).toEqual(created.map((integration, i) => [integration.integrationId, `${i}:${text}`]));
+  });
+});
+
 describe("absent resources are values, not errors", () => {
   let service: RunningService;
   let clients: Clients;

@@ -104,8 +104,34 @@ describe("a slow service (latencyMs 2000)", () => {
     }
   });
 
+  test("rejects promptly with AbortedError a request still queued behind a busy connection, and never sends it", async () => {
+    const pool = createPool(service.url, { connections: 1 });
+    const clients = createClients({ endpoint: service.url, credentials: new Credentials("admin-token"), dispatcher: pool });
+    try {
+      const before = service.requests.count({ operation: "GetIntegrations" });
+      const occupying = collect(clients.gateway.routes(SEEDED_API_ID));
+      const controller = new AbortController();
+      const started = performance.now();
+      setTimeout(() => controller.abort(), 100);
+      const error = await rejectionOf(collect(clients.gateway.integrations(SEEDED_API_ID, { signal: controller.signal })));
+      const elapsed = performance.now() - started;
+
+      expect(isAborted(error)).toBe(true);
+      expect((error as AbortedError).message).toBe("apigateway GetIntegrations was cancelled");
+      // the one connection is busy for LATENCY_MS: the rejection did not wait for it
+      expect(elapsed).toBeLessThan(LATENCY_MS / 2);
+      await occupying;
+      // the connection is free again: a queued request that had been sent would be answered within the latency
+      await new Promise((resolve) => setTimeout(resolve, LATENCY_MS + 200));
+      expect(service.requests.count({ operation: "GetIntegrations" }) - before).toBe(0);
+    } finally {
+      await clients.close();
+      await pool.close();
+    }
+  });
+
   test("rejects a read with TransportError UND_ERR_HEADERS_TIMEOUT when headersMs is shorter than the latency, after retrying it", async () => {
-    const pool = createPool(service.url, { headersMs: 200 });
+    const pool = createPool(service.url, { timeouts: { headersMs: 200 } });
     const exchanges = watchPool(pool);
     const clients = createClients({ endpoint: service.url, credentials: new Credentials("admin-token"), dispatcher: pool, timeouts: { headersMs: 200 }, retry: { maxAttempts: 2, baseDelayMs: 1 } });
     try {
