@@ -109,7 +109,7 @@ describe("account client request forms", () => {
   });
 });
 
-describe("large answers", () => {
+describe("one service, both clients", () => {
   let service: RunningService;
   let clients: Clients;
 
@@ -122,114 +122,104 @@ describe("large answers", () => {
     await service?.close();
   });
 
-  test("a pipelining pool carries several reads per connection, and a create waits for a connection of its own", async () => {
-    const pool = createPool(service.url, { connections: 2, pipelining: 8 });
-    const gateway = new GatewayClient(new Transport({ endpoint: service.url, credentials: new Credentials("admin-token"), dispatcher: pool }));
-    try {
-      await Promise.all([gateway.getApi(SEEDED_API_ID), gateway.getApi(SEEDED_API_ID)]);
-      const reads = Array.from({ length: 40 }, () => gateway.getApi(SEEDED_API_ID));
-      const create = gateway.createApi({ name: "between-pipelined-reads", protocolType: "HTTP" });
-      const moreReads = Array.from({ length: 40 }, () => gateway.getApi(SEEDED_API_ID));
-      await new Promise((resolve) => setImmediate(resolve));
-      const inFlight = pool.stats.running;
-      const answers = await Promise.all([...reads, ...moreReads]);
-      const created = await create;
+  describe("pools and large answers", () => {
+    test("a pipelining pool carries several reads per connection, and a create waits for a connection of its own", async () => {
+      const pool = createPool(service.url, { connections: 2, pipelining: 8 });
+      const gateway = new GatewayClient(new Transport({ endpoint: service.url, credentials: new Credentials("admin-token"), dispatcher: pool }));
+      try {
+        await Promise.all([gateway.getApi(SEEDED_API_ID), gateway.getApi(SEEDED_API_ID)]);
+        const reads = Array.from({ length: 40 }, () => gateway.getApi(SEEDED_API_ID));
+        const create = gateway.createApi({ name: "between-pipelined-reads", protocolType: "HTTP" });
+        const moreReads = Array.from({ length: 40 }, () => gateway.getApi(SEEDED_API_ID));
+        await new Promise((resolve) => setImmediate(resolve));
+        const inFlight = pool.stats.running;
+        const answers = await Promise.all([...reads, ...moreReads]);
+        const created = await create;
 
-      expect(pool.stats.connected).toBeLessThanOrEqual(2);
-      // more requests in flight than connections: they were pipelined
-      expect(inFlight).toBeGreaterThan(2);
-      expect(answers.every((api) => api?.apiId === SEEDED_API_ID)).toBe(true);
-      expect(await gateway.getApi(created.apiId)).toMatchObject({ name: "between-pipelined-reads" });
-    } finally {
+        expect(pool.stats.connected).toBeLessThanOrEqual(2);
+        // more requests in flight than connections: they were pipelined
+        expect(inFlight).toBeGreaterThan(2);
+        expect(answers.every((api) => api?.apiId === SEEDED_API_ID)).toBe(true);
+        expect(await gateway.getApi(created.apiId)).toMatchObject({ name: "between-pipelined-reads" });
+      } finally {
+        await pool.close();
+      }
+    });
+
+    test("reads a listing that arrives in many chunks, multibyte characters split between them, byte for byte", async () => {
+      // 2- to 4-byte UTF-8 characters; a 3,001-character cycle makes chunk edges fall inside them
+      const text = "aé€𝄞".repeat(1500) + "z";
+      const api = await clients.gateway.createApi({ name: "wide-ü€𝄞", protocolType: "HTTP" });
+      const created = [];
+      for (let i = 0; i < 40; i += 1) {
+        created.push(await clients.gateway.createIntegration(api.apiId, {
+          integrationType: "HTTP_PROXY",
+          integrationUri: `https://backend-${i}.example/ü`,
+          integrationMethod: "ANY",
+          payloadFormatVersion: "1.0",
+          description: `${i}:${text}`,
+        }));
+      }
+      const listed = await collect(clients.gateway.integrations(api.apiId));
+      // well over one socket read: the body came in many chunks
+      expect(Buffer.byteLength(JSON.stringify(listed))).toBeGreaterThan(400_000);
+      expect(listed.map((integration) => [integration.integrationId, integration.description])).toEqual(created.map((integration, i) => [integration.integrationId, `${i}:${text}`]));
+    });
+  });
+
+  describe("absent resources are values, not errors", () => {
+    test("getX answers undefined for a missing resource of every kind", async () => {
+      const { account, gateway } = clients;
+      expect(await account.getAlternateContact({ AlternateContactType: "BILLING" })).toBeUndefined();
+      expect(await gateway.getApi("missing000")).toBeUndefined();
+      expect(await gateway.getRoute(SEEDED_API_ID, "missing000")).toBeUndefined();
+      expect(await gateway.getIntegration(SEEDED_API_ID, "missing000")).toBeUndefined();
+      // each of them was a real 404 of the service, asked once
+      expect(service.requests.count({ status: 404 })).toBe(4);
+    });
+
+    test("deleteX answers true once and false for an already-absent resource", async () => {
+      const { account, gateway } = clients;
+      await account.putAlternateContact({ ...CONTACT, AlternateContactType: "BILLING" });
+      expect(await account.deleteAlternateContact({ AlternateContactType: "BILLING" })).toBe(true);
+      expect(await account.deleteAlternateContact({ AlternateContactType: "BILLING" })).toBe(false);
+
+      const api = await gateway.createApi({ name: "short-lived", protocolType: "HTTP" });
+      const integration = await gateway.createIntegration(api.apiId, { integrationType: "HTTP_PROXY", integrationUri: "https://backend.example/x", integrationMethod: "ANY", payloadFormatVersion: "1.0" });
+      const route = await gateway.createRoute(api.apiId, { routeKey: "GET /x", target: `integrations/${integration.integrationId}` });
+      expect(await gateway.getRoute(api.apiId, route.routeId)).toMatchObject({ routeKey: "GET /x", target: `integrations/${integration.integrationId}` });
+
+      expect(await gateway.deleteRoute(api.apiId, route.routeId)).toBe(true);
+      expect(await gateway.deleteRoute(api.apiId, route.routeId)).toBe(false);
+      expect(await gateway.deleteIntegration(api.apiId, integration.integrationId)).toBe(true);
+      expect(await gateway.deleteIntegration(api.apiId, integration.integrationId)).toBe(false);
+      expect(await gateway.deleteApi(api.apiId)).toBe(true);
+      expect(await gateway.deleteApi(api.apiId)).toBe(false);
+      expect(await gateway.getApi(api.apiId)).toBeUndefined();
+    });
+
+    test("rejects a route read or delete whose API is missing (only the resource itself may be absent)", async () => {
+      const read = await rejectionOf(clients.gateway.getRoute("missing000", "missing000"));
+      expect(isApiError(read) && read.resourceType).toBe("Api");
+      const remove = await rejectionOf(clients.gateway.deleteIntegration("missing000", "missing000"));
+      expect(isApiError(remove) && remove.resourceType).toBe("Api");
+    });
+
+    test("GatewayClient works on a Transport built by hand, and the transport closes only a pool it owns", async () => {
+      const transport = new Transport({ endpoint: `${service.url}/ignored/path`, credentials: new Credentials("admin-token"), retry: { maxAttempts: 2, baseDelayMs: 1 } });
+      expect(transport.origin).toBe(service.url);
+      const gateway = new GatewayClient(transport);
+      expect(await gateway.getApi(SEEDED_API_ID)).toMatchObject({ apiId: SEEDED_API_ID, name: "seeded" });
+      await transport.close();
+      const before = service.requests.count({ operation: "GetApi" });
+      await expect(gateway.getApi(SEEDED_API_ID)).rejects.toMatchObject({ code: "CONVERGE_TRANSPORT", causeCode: "UND_ERR_DESTROYED" });
+      expect(service.requests.count({ operation: "GetApi" })).toBe(before);
+
+      const pool = createPool(service.url);
+      const borrowing = new Transport({ endpoint: service.url, credentials: new Credentials("admin-token"), dispatcher: pool });
+      await borrowing.close();
+      expect(await new GatewayClient(new Transport({ endpoint: service.url, credentials: new Credentials("admin-token"), dispatcher: pool })).getApi(SEEDED_API_ID)).toMatchObject({ apiId: SEEDED_API_ID });
       await pool.close();
-    }
-  });
-
-  test("reads a listing that arrives in many chunks, multibyte characters split between them, byte for byte", async () => {
-    // 2- to 4-byte UTF-8 characters; a 3,001-character cycle makes chunk edges fall inside them
-    const text = "aé€𝄞".repeat(1500) + "z";
-    const api = await clients.gateway.createApi({ name: "wide-ü€𝄞", protocolType: "HTTP" });
-    const created = [];
-    for (let i = 0; i < 40; i += 1) {
-      created.push(await clients.gateway.createIntegration(api.apiId, {
-        integrationType: "HTTP_PROXY",
-        integrationUri: `https://backend-${i}.example/ü`,
-        integrationMethod: "ANY",
-        payloadFormatVersion: "1.0",
-        description: `${i}:${text}`,
-      }));
-    }
-    const listed = await collect(clients.gateway.integrations(api.apiId));
-    // well over one socket read: the body came in many chunks
-    expect(Buffer.byteLength(JSON.stringify(listed))).toBeGreaterThan(400_000);
-    expect(listed.map((integration) => [integration.integrationId, integration.description])).toEqual(created.map((integration, i) => [integration.integrationId, `${i}:${text}`]));
-  });
-});
-
-describe("absent resources are values, not errors", () => {
-  let service: RunningService;
-  let clients: Clients;
-
-  beforeAll(async () => {
-    service = await startTestService();
-    clients = clientsFor(service);
-  });
-  afterAll(async () => {
-    await clients?.close();
-    await service?.close();
-  });
-
-  test("getX answers undefined for a missing resource of every kind", async () => {
-    const { account, gateway } = clients;
-    expect(await account.getAlternateContact({ AlternateContactType: "BILLING" })).toBeUndefined();
-    expect(await gateway.getApi("missing000")).toBeUndefined();
-    expect(await gateway.getRoute(SEEDED_API_ID, "missing000")).toBeUndefined();
-    expect(await gateway.getIntegration(SEEDED_API_ID, "missing000")).toBeUndefined();
-    // each of them was a real 404 of the service, asked once
-    expect(service.requests.count({ status: 404 })).toBe(4);
-  });
-
-  test("deleteX answers true once and false for an already-absent resource", async () => {
-    const { account, gateway } = clients;
-    await account.putAlternateContact({ ...CONTACT, AlternateContactType: "BILLING" });
-    expect(await account.deleteAlternateContact({ AlternateContactType: "BILLING" })).toBe(true);
-    expect(await account.deleteAlternateContact({ AlternateContactType: "BILLING" })).toBe(false);
-
-    const api = await gateway.createApi({ name: "short-lived", protocolType: "HTTP" });
-    const integration = await gateway.createIntegration(api.apiId, { integrationType: "HTTP_PROXY", integrationUri: "https://backend.example/x", integrationMethod: "ANY", payloadFormatVersion: "1.0" });
-    const route = await gateway.createRoute(api.apiId, { routeKey: "GET /x", target: `integrations/${integration.integrationId}` });
-    expect(await gateway.getRoute(api.apiId, route.routeId)).toMatchObject({ routeKey: "GET /x", target: `integrations/${integration.integrationId}` });
-
-    expect(await gateway.deleteRoute(api.apiId, route.routeId)).toBe(true);
-    expect(await gateway.deleteRoute(api.apiId, route.routeId)).toBe(false);
-    expect(await gateway.deleteIntegration(api.apiId, integration.integrationId)).toBe(true);
-    expect(await gateway.deleteIntegration(api.apiId, integration.integrationId)).toBe(false);
-    expect(await gateway.deleteApi(api.apiId)).toBe(true);
-    expect(await gateway.deleteApi(api.apiId)).toBe(false);
-    expect(await gateway.getApi(api.apiId)).toBeUndefined();
-  });
-
-  test("rejects a route read or delete whose API is missing (only the resource itself may be absent)", async () => {
-    const read = await rejectionOf(clients.gateway.getRoute("missing000", "missing000"));
-    expect(isApiError(read) && read.resourceType).toBe("Api");
-    const remove = await rejectionOf(clients.gateway.deleteIntegration("missing000", "missing000"));
-    expect(isApiError(remove) && remove.resourceType).toBe("Api");
-  });
-
-  test("GatewayClient works on a Transport built by hand, and the transport closes only a pool it owns", async () => {
-    const transport = new Transport({ endpoint: `${service.url}/ignored/path`, credentials: new Credentials("admin-token"), retry: { maxAttempts: 2, baseDelayMs: 1 } });
-    expect(transport.origin).toBe(service.url);
-    const gateway = new GatewayClient(transport);
-    expect(await gateway.getApi(SEEDED_API_ID)).toMatchObject({ apiId: SEEDED_API_ID, name: "seeded" });
-    await transport.close();
-    const before = service.requests.count({ operation: "GetApi" });
-    await expect(gateway.getApi(SEEDED_API_ID)).rejects.toMatchObject({ code: "CONVERGE_TRANSPORT", causeCode: "UND_ERR_DESTROYED" });
-    expect(service.requests.count({ operation: "GetApi" })).toBe(before);
-
-    const pool = createPool(service.url);
-    const borrowing = new Transport({ endpoint: service.url, credentials: new Credentials("admin-token"), dispatcher: pool });
-    await borrowing.close();
-    expect(await new GatewayClient(new Transport({ endpoint: service.url, credentials: new Credentials("admin-token"), dispatcher: pool })).getApi(SEEDED_API_ID)).toMatchObject({ apiId: SEEDED_API_ID });
-    await pool.close();
+    });
   });
 });
