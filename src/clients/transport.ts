@@ -171,8 +171,8 @@ export class Transport {
         method: request.method,
         headers: request.headers,
         body: request.body,
-        // a read may share a pipelining connection with the reads after it (undici holds back
-        // requests behind any other method until its answer's headers are in)
+        // undici holds back the requests behind any request but a HEAD until its answer's headers
+        // are in; reads are answered at once, so on a pipelining pool they may go out back to back
         blocking: request.method !== "GET",
         headersTimeout: this.#timeouts.headersMs,
         bodyTimeout: this.#timeouts.bodyMs,
