@@ -3,11 +3,11 @@ import { cp, mkdir, readFile, readdir, symlink } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse, parseAllDocuments } from "yaml";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunningService } from "../../src/service/index.js";
 import { accountCall } from "../support/http.js";
 import { builtCliPath } from "../support/serve-process.js";
-import { ADMIN_TOKEN, E2E_TIMEOUT_MS, EXAMPLES_DIR, Services, TempDirs, converge, expectExit } from "../e2e/e2e-fixture.js";
+import { ADMIN_TOKEN, E2E_TIMEOUT_MS, EXAMPLES_DIR, convergedExamples, useE2eResources } from "../e2e/e2e-fixture.js";
 
 /**
  * examples/scheduled-drift: the GitHub Actions workflow and the Kubernetes CronJob parse and carry
@@ -18,12 +18,7 @@ import { ADMIN_TOKEN, E2E_TIMEOUT_MS, EXAMPLES_DIR, Services, TempDirs, converge
 const SCHEDULED_DRIFT_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../examples/scheduled-drift");
 const CRON = /^(\S+\s+){4}\S+$/;
 
-const dirs = new TempDirs();
-const services = new Services();
-afterAll(async () => {
-  await services.closeAll();
-  await dirs.cleanup();
-});
+const { services, dirs } = useE2eResources();
 
 interface Step {
   readonly name?: string;
@@ -82,8 +77,7 @@ function runnable(script: string, shard?: number): string {
 
 /** A fresh service with the example estate applied, then one contact changed behind converge's back. */
 async function driftedEstate(): Promise<RunningService> {
-  const service = await services.start();
-  expectExit(await converge(service, ["apply", "-f", EXAMPLES_DIR, "--auto-approve"], await dirs.make("apply")), 0);
+  const { service } = await convergedExamples(services, dirs);
   const changed = await accountCall(service, "PutAlternateContact", {
     AccountId: "222222222222", AlternateContactType: "SECURITY", Name: "Payments Security", Title: "Security Lead",
     EmailAddress: "payments-security@example.com", PhoneNumber: "+1 555 0199",

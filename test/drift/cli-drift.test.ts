@@ -1,6 +1,6 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { DriftReport } from "../../src/reconcile/drift-report.js";
 import type { RunningService } from "../../src/service/index.js";
 import { runCli, type CliResult } from "../support/cli.js";
@@ -10,8 +10,6 @@ import {
   CHAT_API,
   E2E_TIMEOUT_MS,
   ORDERS_API,
-  Services,
-  TempDirs,
   converge,
   createIntegrationOverHttp,
   createRouteOverHttp,
@@ -19,6 +17,7 @@ import {
   liveIntegrations,
   liveRoute,
   writeFiles,
+  useE2eResources,
 } from "../e2e/e2e-fixture.js";
 import { countOutcomes, normalizeReport, outcomeLines, parseDriftJson, resourceAt } from "./support/drift-fixture.js";
 import { elementsNamed, parseXml, type XmlElement } from "./support/xml.js";
@@ -30,8 +29,7 @@ import { elementsNamed, parseXml, type XmlElement } from "./support/xml.js";
  * XML, with exit codes 0, 2, 3 and 1, sharded and merged, and never a single write.
  */
 
-const dirs = new TempDirs();
-const services = new Services();
+const { services, dirs } = useE2eResources();
 let service: RunningService;
 /** The desired-state files (drift reads `-f .` here). */
 let dir: string;
@@ -140,11 +138,6 @@ beforeAll(async () => {
   seeded = { orphanIntegrationId: orphan.integrationId, managedIntegrationId: managed.integrationId };
   service.requests.reset();
 }, E2E_TIMEOUT_MS);
-
-afterAll(async () => {
-  await services.closeAll();
-  await dirs.cleanup();
-});
 
 /** Every resource of the whole estate, with its outcome. */
 function expectedOutcomes(): string[] {

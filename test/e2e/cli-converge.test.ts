@@ -1,12 +1,9 @@
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import type { RunningService } from "../../src/service/index.js";
+import { describe, expect, it } from "vitest";
 import {
   CHAT_API,
   E2E_TIMEOUT_MS,
   ORDERS_API,
-  Services,
-  TempDirs,
   converge,
   expectExit,
   liveContact,
@@ -19,6 +16,8 @@ import {
   writeCounts,
   writeFiles,
   writeRequests,
+  convergedExamples,
+  useE2eResources,
 } from "./e2e-fixture.js";
 
 /**
@@ -27,22 +26,7 @@ import {
  * opt-ins) as real files. Each test starts its own service, so that none depends on another.
  */
 
-const dirs = new TempDirs();
-const services = new Services();
-
-afterAll(async () => {
-  await services.closeAll();
-  await dirs.cleanup();
-});
-
-/** A fresh service with the example estate applied, and the estate directory. */
-async function convergedEstate(): Promise<{ service: RunningService; dir: string }> {
-  const service = await services.start();
-  const dir = await dirs.copyOfExamples();
-  expectExit(await converge(service, ["apply", "-f", ".", "--auto-approve"], dir), 0);
-  service.requests.reset();
-  return { service, dir };
-}
+const { services, dirs } = useE2eResources();
 
 describe.concurrent("apply from empty", { timeout: E2E_TIMEOUT_MS }, () => {
   it("creates every resource of the example estate, then plans no changes and re-applies with zero writes", async () => {
@@ -114,7 +98,7 @@ describe.concurrent("apply from empty", { timeout: E2E_TIMEOUT_MS }, () => {
   });
 
   it("resolves a route target that names an integration to integrations/<id of the integration it created>", async () => {
-    const { service } = await convergedEstate();
+    const { service } = await convergedExamples(services, dirs);
     const orders = await liveIntegrationByUri(service, ORDERS_API, "https://orders.internal.example/v2");
     const inventory = await liveIntegrationByUri(service, ORDERS_API, "https://inventory.internal.example/api");
     expect(orders.integrationId).not.toBe(inventory.integrationId);
@@ -130,7 +114,7 @@ describe.concurrent("apply from empty", { timeout: E2E_TIMEOUT_MS }, () => {
   });
 
   it("resolves a target name to an integration that already exists when only the route is new", async () => {
-    const { service, dir } = await convergedEstate();
+    const { service, dir } = await convergedExamples(services, dirs);
     const inventory = await liveIntegrationByUri(service, ORDERS_API, "https://inventory.internal.example/api");
     await writeFiles(dir, { "stock-route.yaml": "kind: Route\napi: a1b2c3d4e5\nspec: {routeKey: GET /stock, target: {integration: inventory-backend}}\n" });
 
@@ -145,7 +129,7 @@ describe.concurrent("apply from empty", { timeout: E2E_TIMEOUT_MS }, () => {
 
 describe.concurrent("apply of changed files", { timeout: E2E_TIMEOUT_MS }, () => {
   it("sends only the differing fields of a route and an integration, pairing authorizerId with authorizationType", async () => {
-    const { service, dir } = await convergedEstate();
+    const { service, dir } = await convergedExamples(services, dirs);
     const file = join(dir, "orders-api.yaml");
     await replaceInFile(file, "authorizationScopes: [orders.read]", "authorizationScopes: [orders.read, orders.admin]");
     await replaceInFile(file, "  timeoutInMillis: 10000\n", "  timeoutInMillis: 12000\n");
@@ -178,7 +162,7 @@ describe.concurrent("apply of changed files", { timeout: E2E_TIMEOUT_MS }, () =>
   });
 
   it("treats a reordered authorizationScopes list as unchanged (a set)", async () => {
-    const { service, dir } = await convergedEstate();
+    const { service, dir } = await convergedExamples(services, dirs);
     await replaceInFile(join(dir, "orders-api.yaml"), "authorizationScopes: [orders.read]", "authorizationScopes: [orders.read, orders.admin]");
     expectExit(await converge(service, ["apply", "-f", ".", "--auto-approve"], dir), 0);
     await replaceInFile(join(dir, "orders-api.yaml"), "authorizationScopes: [orders.read, orders.admin]", "authorizationScopes: [orders.admin, orders.read]");
@@ -189,7 +173,7 @@ describe.concurrent("apply of changed files", { timeout: E2E_TIMEOUT_MS }, () =>
   });
 
   it("deletes a route, an integration and an alternate contact declared ensure: absent", async () => {
-    const { service, dir } = await convergedEstate();
+    const { service, dir } = await convergedExamples(services, dirs);
     const inventoryRoute = await liveRoute(service, ORDERS_API, "GET /inventory/{sku}");
     const inventory = await liveIntegrationByUri(service, ORDERS_API, "https://inventory.internal.example/api");
     const orders = join(dir, "orders-api.yaml");

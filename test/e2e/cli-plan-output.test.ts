@@ -1,14 +1,12 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunningService } from "../../src/service/index.js";
 import { accountCall } from "../support/http.js";
 import {
   ADMIN_TOKEN,
   E2E_TIMEOUT_MS,
   ORDERS_API,
-  Services,
-  TempDirs,
   actionLines,
   converge,
   expectExit,
@@ -19,6 +17,7 @@ import {
   replaceInFile,
   writeCounts,
   type PlanJson,
+  useE2eResources,
 } from "./e2e-fixture.js";
 
 /**
@@ -26,13 +25,7 @@ import {
  * against a fresh service with the example estate in a temp directory.
  */
 
-const dirs = new TempDirs();
-const services = new Services();
-
-afterAll(async () => {
-  await services.closeAll();
-  await dirs.cleanup();
-});
+const { services, dirs } = useE2eResources();
 
 async function freshEstate(): Promise<{ service: RunningService; dir: string }> {
   return { service: await services.start(), dir: await dirs.copyOfExamples() };

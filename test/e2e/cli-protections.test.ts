@@ -1,12 +1,10 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunningService } from "../../src/service/index.js";
 import { call } from "../support/http.js";
 import {
   ADMIN_TOKEN,
   E2E_TIMEOUT_MS,
   ORDERS_API,
-  Services,
-  TempDirs,
   actionLines,
   converge,
   createIntegrationOverHttp,
@@ -20,6 +18,7 @@ import {
   writeFiles,
   type LiveIntegration,
   type LiveRoute,
+  useE2eResources,
 } from "./e2e-fixture.js";
 
 /**
@@ -30,13 +29,7 @@ import {
  * quick-created: a managed `$default` route targeting a managed integration).
  */
 
-const dirs = new TempDirs();
-const services = new Services();
-
-afterAll(async () => {
-  await services.closeAll();
-  await dirs.cleanup();
-});
+const { services, dirs } = useE2eResources();
 
 const HTTP_BACKEND = { integrationType: "HTTP_PROXY", integrationMethod: "ANY", payloadFormatVersion: "1.0" };
 

@@ -2,7 +2,7 @@ import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { expect } from "vitest";
+import { afterAll, expect } from "vitest";
 import { DEMO_WORLD, startService, type RunningService, type WorldInput } from "../../src/service/index.js";
 import { describeCliResult, runCli, type CliResult } from "../support/cli.js";
 import { accountCall, call } from "../support/http.js";
@@ -69,6 +69,29 @@ export class TempDirs {
   async cleanup(): Promise<void> {
     await Promise.all(this.#made.splice(0).map((directory) => rm(directory, { recursive: true, force: true })));
   }
+}
+
+/**
+ * The services and temp directories of one test file, registered with vitest so that both are
+ * closed and removed after the file's tests.
+ */
+export function useE2eResources(): { services: Services; dirs: TempDirs } {
+  const services = new Services();
+  const dirs = new TempDirs();
+  afterAll(async () => {
+    await services.closeAll();
+    await dirs.cleanup();
+  });
+  return { services, dirs };
+}
+
+/** A fresh service with the example estate applied by the CLI (request log cleared after), and the estate's directory. */
+export async function convergedExamples(services: Services, dirs: TempDirs): Promise<{ service: RunningService; dir: string }> {
+  const service = await services.start();
+  const dir = await dirs.copyOfExamples();
+  expectExit(await converge(service, ["apply", "-f", ".", "--auto-approve"], dir), 0);
+  service.requests.reset();
+  return { service, dir };
 }
 
 /** Writes `files` (name → text) into `directory`. */

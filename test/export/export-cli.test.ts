@@ -1,7 +1,7 @@
 import { readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RunningService } from "../../src/service/index.js";
 import { accountCall } from "../support/http.js";
 import {
@@ -9,8 +9,6 @@ import {
   CHAT_API,
   E2E_TIMEOUT_MS,
   ORDERS_API,
-  Services,
-  TempDirs,
   converge,
   expectExit,
   liveIntegrations,
@@ -18,6 +16,8 @@ import {
   liveRoutes,
   parsePlanJson,
   actionLines,
+  convergedExamples,
+  useE2eResources,
 } from "../e2e/e2e-fixture.js";
 
 /**
@@ -26,21 +26,13 @@ import {
  * and service-managed resources must appear only as comments.
  */
 
-const dirs = new TempDirs();
-const services = new Services();
-afterAll(async () => {
-  await services.closeAll();
-  await dirs.cleanup();
-});
+const { services, dirs } = useE2eResources();
 
 const EXPORT_SCOPE = ["--api", ORDERS_API, "--api", CHAT_API, "--account", "self", "--account", "222222222222", "--account", "333333333333"];
 
 /** A fresh service with the example estate applied. */
 async function convergedDemoWorld(): Promise<RunningService> {
-  const service = await services.start();
-  const examples = await dirs.copyOfExamples();
-  expectExit(await converge(service, ["apply", "-f", ".", "--auto-approve"], examples), 0);
-  return service;
+  return (await convergedExamples(services, dirs)).service;
 }
 
 /** Every YAML document of a text, as plain values. */
