@@ -30,7 +30,6 @@ afterAll(async () => {
 });
 
 type Kind = "integrations" | "routes";
-const idField = (kind: Kind) => (kind === "integrations" ? "integrationId" : "routeId");
 let routeKeyCounter = 0;
 
 /** Creates one item of `kind` in a WebSocket API (any route key, no payloadFormatVersion needed) and returns its ID. */

@@ -4,7 +4,7 @@ import { collect, isAmbiguousWrite } from "../../clients/index.js";
 import { bodyOf, diffFields, patchOf } from "../diff.js";
 import { PHASE, type FieldChange, type PlannedAction } from "../model.js";
 import { apiRefKey, groupBy, problemAt, type ApplyContext, type KindHandler } from "./kind-handler.js";
-import { commonGatewayProblems, resolveGatewayDocument, protocolProblems, routeAddress } from "./gateway-common.js";
+import { commonGatewayProblems, resolveGatewayDocument, routeAddress } from "./gateway-common.js";
 
 const sortedSet = (value: unknown) => (Array.isArray(value) ? [...value].sort() : value);
 
