@@ -1,9 +1,5 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { Credentials, createClients } from "../../src/clients/index.js";
 import { loadDesiredState } from "../../src/desired/load.js";
 import { exportLiveState, exportNeeds, type ExportScope } from "../../src/reconcile/export.js";
 import { SELF } from "../../src/reconcile/model.js";
@@ -12,6 +8,7 @@ import { readAndPlan } from "../../src/reconcile/reconcile.js";
 import { renderExportedFile } from "../../src/reconcile/render-export.js";
 import { startService, type RunningService, type WorldInput } from "../../src/service/index.js";
 import { accountCall, call } from "../support/http.js";
+import { ADMIN_TOKEN as TOKEN, MEMBER_ACCOUNTS as MEMBERS, RECONCILE_REGIONS, adminClients, removeDirectory, writeDesiredFiles } from "../reconcile/support/reconcile-harness.js";
 
 /**
  * Property: for a random live estate, created directly over HTTP (integrations and routes of an
@@ -24,21 +21,14 @@ import { accountCall, call } from "../support/http.js";
 const NUM_RUNS = 25;
 const seed = process.env.CONVERGE_PROPERTY_SEED === undefined ? undefined : Number(process.env.CONVERGE_PROPERTY_SEED);
 
-const TOKEN = "admin-token";
 const HTTP_API = "httpapi001";
 const WS_API = "wsapi00001";
-const MEMBERS = ["222222222222", "333333333333"] as const;
 const ACCOUNTS = [SELF, ...MEMBERS] as const;
 const SCOPE: ExportScope = { apis: [HTTP_API, WS_API], accounts: ACCOUNTS };
 
-/** The catalog: Regions enabled by default, opt-in ones in each settled state, and two that never settle. */
+/** The catalog: the reconcile tests' Regions (enabled by default, opt-in ones in each settled state), one more enabled, and two that never settle. */
 const REGIONS: NonNullable<WorldInput["regions"]> = [
-  { regionName: "us-east-1", optStatus: "ENABLED_BY_DEFAULT" },
-  { regionName: "eu-west-1", optStatus: "ENABLED_BY_DEFAULT" },
-  { regionName: "ap-east-1", optStatus: "DISABLED" },
-  { regionName: "af-south-1", optStatus: "DISABLED" },
-  { regionName: "il-central-1", optStatus: "DISABLED" },
-  { regionName: "me-south-1", optStatus: "ENABLED" },
+  ...RECONCILE_REGIONS,
   { regionName: "mx-central-1", optStatus: "ENABLED" },
   { regionName: "eu-south-1", optStatus: "ENABLING" },
   { regionName: "ap-south-2", optStatus: "DISABLING" },
@@ -209,15 +199,15 @@ async function createEstate(service: RunningService, estate: RandomEstate): Prom
 
 async function exportThenPlanIsEmpty(estate: RandomEstate): Promise<void> {
   const service = await startService({ port: 0, world: worldOf(estate) });
-  const clients = createClients({ endpoint: service.url, credentials: new Credentials(TOKEN), retry: { maxAttempts: 3, baseDelayMs: 5, maxDelayMs: 50 } });
-  const directory = await mkdtemp(join(tmpdir(), "converge-export-"));
+  const clients = adminClients(service.url, { maxAttempts: 3, maxDelayMs: 50 });
+  let directory: string | undefined;
   try {
     await createEstate(service, estate);
     const live = await readLive(exportNeeds(SCOPE), clients);
     const { files, problems } = exportLiveState(live, SCOPE);
     expect(problems).toEqual([]);
     const texts = files.map((file) => [file.name, renderExportedFile(file)] as const);
-    for (const [name, content] of texts) await writeFile(join(directory, name), content);
+    directory = await writeDesiredFiles(Object.fromEntries(texts));
     const describeFiles = () => texts.map(([name, content]) => `--- ${name}\n${content}`).join("\n");
 
     const { documents } = await loadDesiredState([directory]);
@@ -261,7 +251,7 @@ async function exportThenPlanIsEmpty(estate: RandomEstate): Promise<void> {
   } finally {
     await clients.close();
     await service.close();
-    await rm(directory, { recursive: true, force: true });
+    if (directory !== undefined) await removeDirectory(directory);
   }
 }
 
