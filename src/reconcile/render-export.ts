@@ -50,16 +50,27 @@ function renderDocument(document: ExportedDocument): string {
       if (node.items.every((item) => isScalar(item))) node.flow = true;
     },
   });
-  // yaml 2.9 writes a multi-line string inside a flow collection as a plain scalar, and one whose
-  // line starts with "-" then reads back as a block sequence; double quotes are never ambiguous
+  // double quotes are never ambiguous: yaml 2.9 writes a multi-line string inside a flow collection
+  // as a plain scalar (one whose line starts with "-" then reads back as a block sequence), and a
+  // block scalar cannot hold every string
   visit(yaml, {
     Scalar(_, node, path) {
-      if (typeof node.value === "string" && node.value.includes("\n") && path.some((ancestor) => isCollection(ancestor) && ancestor.flow)) {
+      if (typeof node.value === "string" && node.value.includes("\n") && (path.some((ancestor) => isCollection(ancestor) && ancestor.flow) || !blockScalarHolds(node.value))) {
         node.type = Scalar.QUOTE_DOUBLE;
       }
     },
   });
   return yaml.toString({ lineWidth: 0, flowCollectionPadding: false });
+}
+
+/**
+ * Whether a block scalar (`|`) reads back as exactly `text`: not when a line holds only blanks (a
+ * block scalar's indentation is found from its first line with content, and a line of blanks is
+ * read as an empty line, losing them), nor when it holds a carriage return (block scalars
+ * normalize line breaks) or starts with a blank.
+ */
+function blockScalarHolds(text: string): boolean {
+  return !text.includes("\r") && !/^[ \t]/.test(text) && !text.split("\n").some((line) => line !== "" && line.trim() === "");
 }
 
 function flowAt(yaml: Document, path: ReadonlyArray<string>): void {
