@@ -1,6 +1,6 @@
 import { Construct, type IConstruct } from "constructs";
 import { z } from "zod";
-import { SYNTH_DESIRED_FILE } from "../src/cli/desired-input.js";
+import { SYNTH_DESIRED_FILE } from "../src/desired/synth-file.js";
 import { describeZodIssues } from "../src/spec/field-issues.js";
 import { declaredResourcesOf, documentHash, resourceBaseName, triggerJson } from "./documents.js";
 import { duplicateConfig, missingConfig } from "./errors.js";

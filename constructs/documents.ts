@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { IConstruct } from "constructs";
-import { canonicalJson } from "../src/reconcile/diff.js";
+import { canonicalJson } from "../src/desired/canonical-json.js";
 import { stackOf, templateSafeJson } from "./vehicle.js";
 
 /** A JSON document as the constructs build it (validated at synth, so typed loosely here). */

@@ -1,6 +1,6 @@
 import type { Construct } from "constructs";
 import { IntegrationDocument, type ApiRef, type IntegrationSpec } from "../src/desired/schema.js";
-import { NATURAL_KEY_FIELDS } from "../src/reconcile/kinds/integration.js";
+import { NATURAL_KEY_FIELDS } from "../src/desired/kinds/integration.js";
 import { ConvergeResource } from "./converge-resource.js";
 
 export interface IntegrationProps {

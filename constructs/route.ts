@@ -1,7 +1,7 @@
 import type { Construct } from "constructs";
 import { RouteDocument, type ApiRef, type RouteSpec } from "../src/desired/schema.js";
 import { renderValue } from "../src/spec/field-issues.js";
-import { apiRefKey, describeApiRef } from "../src/reconcile/kinds/kind-handler.js";
+import { apiRefKey, describeApiRef } from "../src/desired/api-ref.js";
 import { ConvergeResource } from "./converge-resource.js";
 import { documentHash } from "./documents.js";
 import { targetInOtherApi, targetNotInStack, targetNotIntegration } from "./errors.js";

@@ -1,12 +1,10 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { loadDesiredState, type LoadedDocument } from "../desired/load.js";
-import { handlerOf } from "../reconcile/kinds/registry.js";
-import { apiRefKey } from "../reconcile/kinds/kind-handler.js";
+import { apiRefKey } from "../desired/api-ref.js";
+import { modelOf } from "../desired/kinds/registry.js";
+import { SYNTH_DESIRED_FILE } from "../desired/synth-file.js";
 import { CliError } from "./cli-error.js";
-
-/** The file cdktf synth writes beside each stack's cdk.tf.json: the stack's documents as a JSON array. */
-export const SYNTH_DESIRED_FILE = "converge.desired.json";
 
 /**
  * The desired-state files of a cdktf synth output: `DIR/converge.desired.json` (a stack directory)
@@ -37,8 +35,8 @@ export async function loadDocuments(paths: ReadonlyArray<string>, targets: Reado
   if (paths.length === 0) throw new CliError("no desired state: pass -f FILE_OR_DIRECTORY (repeatable)");
   const { documents } = await loadDesiredState(paths);
   if (targets.length === 0) return [...documents];
-  const addressOf = (loaded: LoadedDocument) => `${loaded.document.kind}/${handlerOf(loaded.document.kind).displayName(loaded.document)}`;
-  const identityOf = (loaded: LoadedDocument) => `${loaded.document.kind}/${handlerOf(loaded.document.kind).identity(loaded.document)}`;
+  const addressOf = (loaded: LoadedDocument) => `${loaded.document.kind}/${modelOf(loaded.document.kind).displayName(loaded.document)}`;
+  const identityOf = (loaded: LoadedDocument) => `${loaded.document.kind}/${modelOf(loaded.document.kind).identity(loaded.document)}`;
   const selected = new Set(documents.filter((loaded) => targets.includes(addressOf(loaded)) || targets.includes(identityOf(loaded))));
   const unmatched = targets.filter((target) => !documents.some((loaded) => addressOf(loaded) === target || identityOf(loaded) === target));
   if (unmatched.length > 0) {

@@ -1,7 +1,7 @@
 import { DesiredStateError } from "../desired/desired-state-error.js";
 import { crossCheckDocuments } from "../desired/cross-check.js";
 import { parseDesiredText, type LoadedDocument } from "../desired/load.js";
-import { canonicalJson } from "../reconcile/diff.js";
+import { canonicalJson } from "../desired/canonical-json.js";
 import { CliError } from "./cli-error.js";
 
 /**

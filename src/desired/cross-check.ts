@@ -1,39 +1,55 @@
+import { apiRefKey } from "./api-ref.js";
 import type { DesiredStateProblem } from "./desired-state-error.js";
+import { problemAt, type ApiKeyOf, type DocumentIndex } from "./kinds/kind-model.js";
+import { modelOf } from "./kinds/registry.js";
 import type { LoadedDocument } from "./load.js";
-import type { ApiDocument } from "./schema.js";
-import { apiRefKey, problemAt, type DocumentIndex } from "../reconcile/kinds/kind-handler.js";
-import { handlerOf } from "../reconcile/kinds/registry.js";
+import type { ProtocolType } from "../spec/gateway.js";
+
+export interface CrossCheckOptions {
+  /**
+   * API references resolved to their apiIds (at plan time): an apiId and a name of the same API then
+   * compare equal, and the per-protocol rules are left to the live protocol. @default as written
+   */
+  readonly resolvedApiKey?: ApiKeyOf;
+}
 
 /**
- * Checks the documents against each other, before any call: one document per identity, references
- * that name declared documents, and the per-protocol rules where an `Api` document declares the protocol.
+ * Checks the documents against each other: one document per identity, references that name
+ * declared documents, and the per-protocol rules where an `Api` document declares the protocol.
+ * Offline (the default) API references are compared as written, and an apiId is never taken for a
+ * different API than a name: what only resolving the name can tell is checked again at plan time.
  */
-export function crossCheckDocuments(documents: ReadonlyArray<LoadedDocument>): DesiredStateProblem[] {
-  const problems: DesiredStateProblem[] = [];
-  const protocols = new Map<string, ApiDocument["spec"]["protocolType"]>();
-  for (const loaded of documents) {
-    if (loaded.document.kind === "Api" && loaded.document.spec.protocolType) protocols.set(apiRefKey(loaded.document.api), loaded.document.spec.protocolType);
+export function crossCheckDocuments(documents: ReadonlyArray<LoadedDocument>, options: CrossCheckOptions = {}): DesiredStateProblem[] {
+  const apiKey = options.resolvedApiKey ?? apiRefKey;
+  const protocols = new Map<string, ProtocolType>();
+  if (!options.resolvedApiKey) {
+    for (const loaded of documents) {
+      if (loaded.document.kind === "Api" && loaded.document.spec.protocolType) protocols.set(apiKey(loaded.document.api), loaded.document.spec.protocolType);
+    }
   }
   const memos = new Map<string, unknown>();
   const index: DocumentIndex = {
     documents,
+    apiKey,
+    resolved: options.resolvedApiKey !== undefined,
     declaredProtocol: (key) => protocols.get(key),
     memo<T>(key: string, build: () => T): T {
       if (!memos.has(key)) memos.set(key, build());
       return memos.get(key) as T;
     },
   };
+  const problems: DesiredStateProblem[] = [];
   const seen = new Map<string, LoadedDocument>();
   for (const loaded of documents) {
-    const handler = handlerOf(loaded.document.kind);
-    const identity = `${loaded.document.kind}/${handler.identity(loaded.document)}`;
+    const model = modelOf(loaded.document.kind);
+    const identity = `${loaded.document.kind}/${model.identity(loaded.document, apiKey)}`;
     const first = seen.get(identity);
     if (first) {
       problems.push(problemAt(loaded, [], `${identity} is declared twice: first at ${first.source.file}:${first.source.line}; each resource may be declared once`));
     } else {
       seen.set(identity, loaded);
     }
-    problems.push(...handler.crossCheck(loaded, index));
+    for (const problem of model.crossCheck(loaded, index)) problems.push(problem);
   }
   return problems;
 }

@@ -1,7 +1,7 @@
 import pLimit from "p-limit";
 import { DEFAULT_RETRY_POLICY, type Clients } from "../clients/index.js";
-import { handlerForOp } from "./kinds/registry.js";
-import type { ApplyContext } from "./kinds/kind-handler.js";
+import { engineForOp } from "./kinds/registry.js";
+import type { ApplyContext } from "./kinds/kind-engine.js";
 import type { Plan, PlannedAction } from "./model.js";
 
 export interface ApplyOptions {
@@ -61,11 +61,11 @@ export async function applyPlan(plan: Plan, clients: Clients, options: ApplyOpti
   for (const phase of phases) {
     const runnable = plan.actions.filter((action) => action.phase === phase && EXECUTABLE.has(action.type) && action.request);
     await Promise.all(runnable.map((action) => limit(async () => {
-      const handler = handlerForOp(action.request!.op);
+      const engine = engineForOp(action.request!.op);
       try {
-        if (!handler) throw new Error(`no handler executes ${action.request!.op}`);
+        if (!engine) throw new Error(`no kind executes ${action.request!.op}`);
         context.progress(`${verb(action)} ${action.address}`);
-        await handler.execute(action.request!, context);
+        await engine.execute(action.request!, context);
         outcomes.push({ address: action.address, type: action.type, status: "done" });
       } catch (error) {
         outcomes.push({ address: action.address, type: action.type, status: "failed", error: error instanceof Error ? error.message : String(error) });

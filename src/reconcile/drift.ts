@@ -4,10 +4,12 @@ import { isAborted, isConvergeError, type Clients } from "../clients/index.js";
 import type { DesiredStateProblem, SourceLocation } from "../desired/desired-state-error.js";
 import type { LoadedDocument } from "../desired/load.js";
 import type { ProtocolType } from "../spec/gateway.js";
-import { canonicalJson } from "./diff.js";
+import { canonicalJson } from "../desired/canonical-json.js";
+import { modelOf } from "../desired/kinds/registry.js";
+import { SELF, readKeyText } from "../desired/read-key.js";
 import { driftReport, type DriftField, type DriftReport, type DriftResource, type ShardSpec } from "./drift-report.js";
-import { handlerOf } from "./kinds/registry.js";
-import { SELF, type LiveApi, type LiveNeed, type LiveState, type PlannedAction } from "./model.js";
+import { needsOfDocument } from "./kinds/registry.js";
+import type { LiveApi, LiveNeed, LiveState, PlannedAction } from "./model.js";
 import { needsOf, plan } from "./plan.js";
 import { readLive } from "./read-live.js";
 
@@ -75,13 +77,13 @@ export async function listApis(clients: Clients, signal?: AbortSignal): Promise<
  * is keyed by its ID when the directory resolves the name to exactly one API.
  */
 export function shardKeyOf(loaded: LoadedDocument, directory?: ApiDirectory): string {
-  const need = handlerOf(loaded.document.kind).needs(loaded.document)[0];
-  if (!need) return `${loaded.document.kind}/${handlerOf(loaded.document.kind).identity(loaded.document)}`;
+  const need = needsOfDocument(loaded.document)[0];
+  if (!need) return `${loaded.document.kind}/${modelOf(loaded.document.kind).identity(loaded.document)}`;
   if (need.type === "api" && typeof need.ref !== "string") {
     const ids = directory?.idsByName.get(need.ref.name) ?? [];
-    return ids.length === 1 ? `api:${ids[0]}` : needKey(need);
+    return ids.length === 1 ? `api:${ids[0]}` : readKeyText(need);
   }
-  return needKey(need);
+  return readKeyText(need);
 }
 
 /** Shard (0-based bucket) of a key among `count`: the first 48 bits of its sha256, modulo count. */
@@ -101,12 +103,6 @@ export function documentsOfShard(documents: ReadonlyArray<LoadedDocument>, shard
 export interface TolerantLive {
   readonly live: LiveState;
   readonly failures: ReadonlyMap<string, string>;
-}
-
-/** The key a need is deduplicated and reported by (the same as planning's). */
-export function needKey(need: LiveNeed): string {
-  if (need.type === "api") return `api:${typeof need.ref === "string" ? need.ref : `name:${need.ref.name}`}`;
-  return need.type === "contact" ? `contact:${need.account}/${need.contactType}` : `regions:${need.account}`;
 }
 
 function describeNeed(need: LiveNeed): string {
@@ -143,14 +139,14 @@ export async function readLiveTolerant(needs: ReadonlyArray<LiveNeed>, clients: 
     try {
       directory = await listApis(clients, options.signal);
     } catch (error) {
-      tolerate(error, namedNeeds.map((need) => [needKey(need), `the list of APIs, to find ${describeNeed(need)}`] as const));
+      tolerate(error, namedNeeds.map((need) => [readKeyText(need), `the list of APIs, to find ${describeNeed(need)}`] as const));
     }
   }
 
   // the reads to make, each with the keys of the needs it serves (an API may be needed by ID and by name)
   const reads = new Map<string, { need: LiveNeed; keys: string[] }>();
   for (const need of needs) {
-    const key = needKey(need);
+    const key = readKeyText(need);
     if (need.type !== "api") {
       reads.set(key, { need, keys: [key] });
       continue;
@@ -212,7 +208,7 @@ function sortKeys<T>(record: Record<string, T>): Record<string, T> {
 export function classifyDrift(documents: ReadonlyArray<LoadedDocument>, live: LiveState, failures: ReadonlyMap<string, string> = new Map()): DriftResource[] {
   const unknown = new Map<LoadedDocument, string>();
   for (const loaded of documents) {
-    const reasons = handlerOf(loaded.document.kind).needs(loaded.document).map((need) => failures.get(needKey(need))).filter((reason): reason is string => reason !== undefined);
+    const reasons = needsOfDocument(loaded.document).map((need) => failures.get(readKeyText(need))).filter((reason): reason is string => reason !== undefined);
     if (reasons.length > 0) unknown.set(loaded, reasons.join("; "));
   }
   const comparable = documents.filter((loaded) => !unknown.has(loaded));
@@ -261,8 +257,7 @@ export function classifyDrift(documents: ReadonlyArray<LoadedDocument>, live: Li
   }
   for (const loaded of documents) {
     if (withOwnAction.has(loaded)) continue;
-    const handler = handlerOf(loaded.document.kind);
-    const identity = handler.identity(loaded.document);
+    const identity = modelOf(loaded.document.kind).identity(loaded.document);
     const reason = unknown.get(loaded);
     // a document that plans no action of its own and has no problem (an Api document) is in sync
     resources.push({ address: `${loaded.document.kind}/${identity}`, kind: loaded.document.kind, identity, outcome: reason === undefined ? "in-sync" : "unknown", fields: [], reason: reason ?? null, source: loaded.source });
@@ -302,7 +297,7 @@ function where(source: SourceLocation): string {
 
 /** The API IDs a document's API reference resolves to in live state. */
 function apiIdsOf(loaded: LoadedDocument, live: LiveState): string[] {
-  return handlerOf(loaded.document.kind).needs(loaded.document).flatMap((need) => {
+  return needsOfDocument(loaded.document).flatMap((need) => {
     if (need.type !== "api") return [];
     return typeof need.ref === "string" ? [need.ref] : [...(live.apiIdsByName[need.ref.name] ?? [])];
   });

@@ -2,7 +2,8 @@ import type { z } from "zod";
 import type { AlternateContactDocument, ApiDocument, IntegrationDocument, RegionOptInDocument, RouteDocument, RouteTarget } from "../desired/schema.js";
 import { ALTERNATE_CONTACT_TYPES, type AlternateContact, type Region } from "../spec/account.js";
 import { INTEGRATION_FIELDS, ROUTE_FIELDS, integrationServerDefaults, routeServerDefaults, type Integration, type ProtocolType, type Route } from "../spec/gateway.js";
-import { SELF, type AccountKey, type LiveApi, type LiveNeed, type LiveState } from "./model.js";
+import { SELF, type AccountKey } from "../desired/read-key.js";
+import type { LiveApi, LiveNeed, LiveState } from "./model.js";
 
 /**
  * `converge export`: live state as desired-state documents, such that planning the exported

@@ -1,6 +1,7 @@
 import type { AlternateContact, Region } from "../spec/account.js";
 import type { Integration, ProtocolType, Route } from "../spec/gateway.js";
 import type { Kind } from "../desired/schema.js";
+import type { AccountKey, ReadKey } from "../desired/read-key.js";
 import type { SourceLocation } from "../desired/desired-state-error.js";
 
 /**
@@ -17,10 +18,6 @@ export interface LiveApi {
   readonly integrations: ReadonlyArray<Integration>;
 }
 
-/** `self` stands for the caller's own account (no AccountId sent). */
-export type AccountKey = string;
-export const SELF: AccountKey = "self";
-
 export interface LiveState {
   readonly apis: Readonly<Record<string, LiveApi>>;
   /** API IDs by name, when some document referenced an API by name. */
@@ -31,11 +28,10 @@ export interface LiveState {
   readonly regions: Readonly<Record<AccountKey, Readonly<Record<string, Region["RegionOptStatus"]>>>>;
 }
 
-/** What must be read before planning. */
+/** What must be read before planning: a document's read key; an API's may come with the protocol an `Api` document declares. */
 export type LiveNeed =
-  | { readonly type: "api"; readonly ref: string | { readonly name: string }; readonly protocolType?: ProtocolType | undefined }
-  | { readonly type: "contact"; readonly account: AccountKey; readonly contactType: AlternateContact["AlternateContactType"] }
-  | { readonly type: "regions"; readonly account: AccountKey };
+  | (Extract<ReadKey, { type: "api" }> & { readonly protocolType?: ProtocolType | undefined })
+  | Exclude<ReadKey, { type: "api" }>;
 
 export type ActionType = "create" | "update" | "delete" | "no-op" | "refused";
 

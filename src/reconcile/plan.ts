@@ -1,10 +1,13 @@
 import { createHash } from "node:crypto";
 import type { DesiredStateProblem } from "../desired/desired-state-error.js";
 import type { LoadedDocument } from "../desired/load.js";
+import { apiRefKey } from "../desired/api-ref.js";
+import { crossCheckDocuments } from "../desired/cross-check.js";
+import { readKeyText } from "../desired/read-key.js";
 import type { ApiRef, Kind } from "../desired/schema.js";
 import type { ProtocolType } from "../spec/gateway.js";
-import { handlerOf, kindsInPlanOrder } from "./kinds/registry.js";
-import type { PlanContext } from "./kinds/kind-handler.js";
+import { engineOf, kindsInPlanOrder, needsOfDocument } from "./kinds/registry.js";
+import type { PlanContext } from "./kinds/kind-engine.js";
 import { PLAN_FORMAT_VERSION, summarize, type LiveNeed, type LiveState, type Plan, type PlannedAction } from "./model.js";
 import { applyProtections } from "./protections.js";
 
@@ -23,9 +26,8 @@ export interface PlanResult {
 export function needsOf(documents: ReadonlyArray<LoadedDocument>): LiveNeed[] {
   const byKey = new Map<string, LiveNeed>();
   for (const loaded of documents) {
-    for (const need of handlerOf(loaded.document.kind).needs(loaded.document)) {
-      const key = need.type === "api" ? `api:${typeof need.ref === "string" ? need.ref : `name:${need.ref.name}`}`
-        : need.type === "contact" ? `contact:${need.account}/${need.contactType}` : `regions:${need.account}`;
+    for (const need of needsOfDocument(loaded.document)) {
+      const key = readKeyText(need);
       const existing = byKey.get(key);
       if (!existing || (need.type === "api" && need.protocolType)) byKey.set(key, need);
     }
@@ -54,13 +56,14 @@ export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, 
   const actions: PlannedAction[] = [];
   const order = new Map<Kind, number>(kindsInPlanOrder().map((kind, index) => [kind, index]));
   // within a kind, pinned documents first: an integration pinned by one document is never matched by another's natural key
-  const pinnedFirst = (loaded: LoadedDocument) => (handlerOf(loaded.document.kind).pinned?.(loaded.document) ? 0 : 1);
+  const pinnedFirst = (loaded: LoadedDocument) => (engineOf(loaded.document.kind).model.pinned?.(loaded.document) ? 0 : 1);
   const sorted = [...documents].sort((a, b) => order.get(a.document.kind)! - order.get(b.document.kind)! || pinnedFirst(a) - pinnedFirst(b));
   for (const loaded of sorted) {
-    const result = handlerOf(loaded.document.kind).plan(loaded, context);
+    const result = engineOf(loaded.document.kind).plan(loaded, context);
     actions.push(...result.actions);
     problems.push(...result.problems);
   }
+  problems.push(...resolvedCrossCheck(documents, live));
   const protectedActions = applyProtections(actions, live)
     .map((action, index) => ({ action, index }))
     .sort((a, b) => a.action.phase - b.action.phase || a.index - b.index)
@@ -75,6 +78,22 @@ export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, 
     },
     problems,
   };
+}
+
+/**
+ * The cross-document checks again, with every API reference resolved to its apiId: offline, an
+ * apiId and a name are never taken for the same API (only live state tells), so two documents of one
+ * API that name it differently are compared here (one document per identity, a route target
+ * declared in its API). Nothing to add when no document names its API.
+ */
+function resolvedCrossCheck(documents: ReadonlyArray<LoadedDocument>, live: LiveState): DesiredStateProblem[] {
+  if (!documents.some((loaded) => "api" in loaded.document && typeof loaded.document.api !== "string")) return [];
+  const resolvedApiKey = (ref: ApiRef): string => {
+    if (typeof ref === "string") return ref;
+    const ids = live.apiIdsByName[ref.name] ?? [];
+    return ids.length === 1 ? ids[0]! : apiRefKey(ref);
+  };
+  return crossCheckDocuments(documents, { resolvedApiKey });
 }
 
 function createPlanContext(live: LiveState, options: PlanOptions): PlanContext {

@@ -2,7 +2,8 @@ import pLimit from "p-limit";
 import { collect, isNotFound, type Clients } from "../clients/index.js";
 import type { ProtocolType } from "../spec/gateway.js";
 import type { AlternateContact, Region } from "../spec/account.js";
-import { SELF, type LiveApi, type LiveNeed, type LiveState } from "./model.js";
+import { SELF } from "../desired/read-key.js";
+import type { LiveApi, LiveNeed, LiveState } from "./model.js";
 
 export interface ReadOptions {
   /** Reads in flight at once. @default 16 */

@@ -4,7 +4,7 @@ import { Construct } from "constructs";
 import { afterAll, describe, expect, it } from "vitest";
 import { AlternateContact, ConvergeConfig, Integration, RegionOptIn, Route, type Vehicle } from "../../constructs/index.js";
 import { loadDesiredState } from "../../src/desired/load.js";
-import { canonicalJson } from "../../src/reconcile/diff.js";
+import { canonicalJson } from "../../src/desired/canonical-json.js";
 import { ORDERS_API, buildShop } from "./shop-stack.js";
 import { cleanupSynthDirs, localExecsOf, makeOutdir, normalizeSynth, resourceOf, synthStack, triggersOf } from "./synth-fixture.js";
 

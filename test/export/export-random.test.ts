@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { loadDesiredState } from "../../src/desired/load.js";
 import { exportLiveState, exportNeeds, type ExportScope } from "../../src/reconcile/export.js";
-import { SELF } from "../../src/reconcile/model.js";
+import { SELF } from "../../src/desired/read-key.js";
 import { readLive } from "../../src/reconcile/read-live.js";
 import { readAndPlan } from "../../src/reconcile/reconcile.js";
 import { renderExportedFile } from "../../src/reconcile/render-export.js";

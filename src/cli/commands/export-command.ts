@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { ACCOUNT_ID_PATTERN } from "../../spec/account.js";
 import { documentJsonSchema } from "../../desired/schema.js";
 import { exportLiveState, exportNeeds, type ExportScope, type ExportedFile } from "../../reconcile/export.js";
-import { SELF } from "../../reconcile/model.js";
+import { SELF } from "../../desired/read-key.js";
 import { readLive } from "../../reconcile/read-live.js";
 import { renderExportStream, renderExportedFile } from "../../reconcile/render-export.js";
 import { CliError } from "../cli-error.js";

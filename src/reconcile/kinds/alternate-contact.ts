@@ -1,30 +1,23 @@
+import { accountOf, alternateContactModel } from "../../desired/kinds/alternate-contact.js";
+import { SELF } from "../../desired/read-key.js";
 import type { AlternateContactDocument } from "../../desired/schema.js";
 import type { AlternateContact } from "../../spec/account.js";
 import { diffFields } from "../diff.js";
-import { PHASE, SELF, type PlannedAction } from "../model.js";
-import type { KindHandler } from "./kind-handler.js";
+import { PHASE, type PlannedAction } from "../model.js";
+import type { KindEngine } from "./kind-engine.js";
 
 const trim = (value: unknown) => (typeof value === "string" ? value.trim() : value);
-
-function accountOf(document: AlternateContactDocument): string {
-  return document.account ?? SELF;
-}
 
 /** `{}` for the caller's own account (the management account may not name itself). */
 export function accountIdField(account: string): { AccountId?: string } {
   return account === SELF ? {} : { AccountId: account };
 }
 
-/** AlternateContact: identity (account, type); one GetAlternateContact per document; PutAlternateContact creates and updates. */
-export const alternateContactHandler: KindHandler<AlternateContactDocument> = {
-  kind: "AlternateContact",
+/** AlternateContact: one GetAlternateContact per document; PutAlternateContact creates and updates. */
+export const alternateContactEngine: KindEngine<AlternateContactDocument> = {
+  model: alternateContactModel,
   planOrder: 2,
   ops: ["putContact", "deleteContact"],
-
-  identity: (document) => `${accountOf(document)}/${document.spec.type}`,
-  displayName: (document) => `${accountOf(document)}/${document.spec.type}`,
-  needs: (document) => [{ type: "contact", account: accountOf(document), contactType: document.spec.type }],
-  crossCheck: () => [],
 
   plan(loaded, context) {
     const document = loaded.document;

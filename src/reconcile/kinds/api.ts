@@ -1,6 +1,8 @@
+import { apiModel } from "../../desired/kinds/api.js";
+import { problemAt } from "../../desired/kinds/kind-model.js";
 import type { ApiDocument } from "../../desired/schema.js";
 import { PHASE, type PlannedAction } from "../model.js";
-import { apiRefKey, problemAt, type KindHandler } from "./kind-handler.js";
+import type { KindEngine } from "./kind-engine.js";
 import { integrationAddress, routeAddress } from "./gateway-common.js";
 
 /**
@@ -8,15 +10,12 @@ import { integrationAddress, routeAddress } from "./gateway-common.js";
  * --prune) every live route and integration no document declares is deleted; the protections
  * still refuse managed resources and integrations a live route targets.
  */
-export const apiHandler: KindHandler<ApiDocument> = {
-  kind: "Api",
+export const apiEngine: KindEngine<ApiDocument> = {
+  model: apiModel,
   planOrder: 4,
   ops: [],
 
-  identity: (document) => apiRefKey(document.api),
-  displayName: (document) => apiRefKey(document.api),
   needs: (document) => [{ type: "api", ref: document.api, protocolType: document.spec.protocolType }],
-  crossCheck: () => [],
 
   plan(loaded, context) {
     const document = loaded.document;
@@ -48,6 +47,6 @@ export const apiHandler: KindHandler<ApiDocument> = {
   },
 
   async execute() {
-    // Api documents plan route and integration deletes, which the Route and Integration handlers execute
+    // Api documents plan route and integration deletes, which the Route and Integration engines execute
   },
 };

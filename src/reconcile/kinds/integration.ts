@@ -1,13 +1,13 @@
+import { protocolProblems } from "../../desired/kinds/gateway-checks.js";
+import { NATURAL_KEY_FIELDS, integrationModel } from "../../desired/kinds/integration.js";
+import { problemAt } from "../../desired/kinds/kind-model.js";
 import type { IntegrationDocument } from "../../desired/schema.js";
 import { integrationServerDefaults, type Integration } from "../../spec/gateway.js";
 import { collect, isAmbiguousWrite } from "../../clients/index.js";
-import { bodyOf, canonicalJson, deepEqual, diffFields, patchOf } from "../diff.js";
+import { bodyOf, deepEqual, diffFields, patchOf } from "../diff.js";
 import { PHASE, type PlannedAction } from "../model.js";
-import { apiRefKey, groupBy, problemAt, type ApplyContext, type KindHandler } from "./kind-handler.js";
-import { commonGatewayProblems, resolveGatewayDocument, integrationAddress, protocolProblems } from "./gateway-common.js";
-
-/** The fields that identify an integration when no integrationId is pinned (DESIGN.md §3). */
-export const NATURAL_KEY_FIELDS = ["integrationType", "integrationUri", "integrationMethod", "connectionType", "connectionId", "integrationSubtype"] as const;
+import type { ApplyContext, KindEngine } from "./kind-engine.js";
+import { resolveGatewayDocument, integrationAddress } from "./gateway-common.js";
 
 const NATURAL_KEY_DEFAULTS: Readonly<Record<string, unknown>> = { connectionType: "INTERNET" };
 
@@ -25,42 +25,17 @@ export function matchesNaturalKey(spec: Readonly<Record<string, unknown>>, live:
   });
 }
 
-/** The API and natural key of a document, as one comparable string. */
-function naturalKeyOf(document: IntegrationDocument): string {
-  return `${apiRefKey(document.api)}\u0000${canonicalJson(NATURAL_KEY_FIELDS.map((field) => document.spec[field] ?? null))}`;
-}
-
 
 function describeCandidate(integration: Integration): string {
   const parts = [integration.integrationId, integration.integrationType, integration.integrationMethod, integration.integrationUri].filter(Boolean);
   return parts.join(" ");
 }
 
-/** Integration: identity = a pinned integrationId, else the natural key; several live matches are refused with the candidates. */
-export const integrationHandler: KindHandler<IntegrationDocument> = {
-  kind: "Integration",
+/** Integration: matched by a pinned integrationId, else by its natural key; several live matches are refused with the candidates. */
+export const integrationEngine: KindEngine<IntegrationDocument> = {
+  model: integrationModel,
   planOrder: 0,
   ops: ["createIntegration", "updateIntegration", "deleteIntegration"],
-
-  identity: (document) => `${apiRefKey(document.api)}/${document.name}`,
-  displayName: (document) => document.name,
-  pinned: (document) => document.spec.integrationId !== undefined,
-  needs: (document) => [{ type: "api", ref: document.api }],
-
-  crossCheck(loaded, index) {
-    const document = loaded.document;
-    const problems = commonGatewayProblems(loaded, index);
-    if (document.spec.integrationId === undefined && document.ensure === "present") {
-      const twins = index.memo("integration-natural-keys", () => groupBy(index.documents, (other) =>
-        other.document.kind === "Integration" && other.document.spec.integrationId === undefined && other.document.ensure === "present"
-          ? naturalKeyOf(other.document) : undefined));
-      const twin = twins.get(naturalKeyOf(document))?.find((other) => other !== loaded);
-      if (twin) {
-        problems.push(problemAt(loaded, ["spec"], `integration ${JSON.stringify(document.name)} has the same natural key (${NATURAL_KEY_FIELDS.join(", ")}) as ${JSON.stringify((twin.document as IntegrationDocument).name)} at ${twin.source.file}:${twin.source.line}: pin one with spec.integrationId`));
-      }
-    }
-    return problems;
-  },
 
   plan(loaded, context) {
     const document = loaded.document;

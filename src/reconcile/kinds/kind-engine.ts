@@ -1,20 +1,12 @@
 import type { Clients } from "../../clients/index.js";
 import type { DesiredStateProblem } from "../../desired/desired-state-error.js";
+import type { KindModel } from "../../desired/kinds/kind-model.js";
 import type { LoadedDocument } from "../../desired/load.js";
 import type { ApiRef, Document } from "../../desired/schema.js";
 import type { ProtocolType } from "../../spec/gateway.js";
 import type { ActionRequest, LiveNeed, LiveState, PlannedAction } from "../model.js";
 
-/** All documents, for cross-document checks. */
-export interface DocumentIndex {
-  readonly documents: ReadonlyArray<LoadedDocument>;
-  /** The protocol an `Api` document declares for an API reference key, if any. */
-  declaredProtocol(apiRefKey: string): ProtocolType | undefined;
-  /** A lookup table built once per index (handlers index the documents they cross-check against). */
-  memo<T>(key: string, build: () => T): T;
-}
-
-/** What a handler's planning sees besides its own document. Planning never calls anything. */
+/** What a kind's planning sees besides its own document. Planning never calls anything. */
 export interface PlanContext {
   readonly live: LiveState;
   /** Pruning requested for every `Api` document (`--prune`). */
@@ -27,7 +19,7 @@ export interface PlanContext {
   /** Records which live integration a logical name resolved to (`pending` when it will be created). */
   resolveIntegrationName(apiId: string, name: string, integrationId: string | "pending"): void;
   integrationIdOf(apiId: string, name: string): string | "pending" | undefined;
-  /** A lookup table over live state built once per plan (like DocumentIndex.memo). */
+  /** A lookup table over live state built once per plan. */
   memo<T>(key: string, build: () => T): T;
 }
 
@@ -46,58 +38,26 @@ export interface ApplyContext {
   readonly createAttempts: number;
 }
 
-export interface HandlerPlan {
+/** The actions a document plans, and the problems only live state shows. */
+export interface KindPlan {
   readonly actions: ReadonlyArray<PlannedAction>;
   readonly problems: ReadonlyArray<DesiredStateProblem>;
 }
 
 /**
- * One resource kind: its identity, what it reads, how it plans (pure), and how it applies its own
- * action requests. The registry lists the kinds; nothing else switches on kind names.
+ * The engine half of one resource kind: what it reads, how it plans (pure), and how it applies its
+ * own action requests. It builds on the kind's model (src/desired/kinds/), which knows the
+ * document's identity and its offline checks. The registry lists the kinds; nothing else switches
+ * on kind names.
  */
-export interface KindHandler<D extends Document = Document> {
-  readonly kind: D["kind"];
+export interface KindEngine<D extends Document = Document> {
+  readonly model: KindModel<D>;
   /** Planning order: kinds that others reference plan first (integrations before routes, Api last). */
   readonly planOrder: number;
-  /** The action requests this handler executes. */
+  /** The action requests this engine executes. */
   readonly ops: ReadonlyArray<ActionRequest["op"]>;
-  /** Identity within the kind, as written (API references unresolved): duplicates, sharding, matching. */
-  identity(document: D): string;
-  /** Short name for --target KIND/NAME and messages. */
-  displayName(document: D): string;
-  /** Whether the document pins a live ID; pinned documents plan first, so that they claim it before natural-key matching. @default false */
-  pinned?(document: D): boolean;
-  needs(document: D): LiveNeed[];
-  /** Checks against the other documents, before any call. */
-  crossCheck(document: LoadedDocument<D>, index: DocumentIndex): DesiredStateProblem[];
-  plan(document: LoadedDocument<D>, context: PlanContext): HandlerPlan;
+  /** The reads planning needs. @default the model's read key */
+  needs?(document: D): LiveNeed[];
+  plan(document: LoadedDocument<D>, context: PlanContext): KindPlan;
   execute(request: ActionRequest, context: ApplyContext): Promise<void>;
 }
-
-/** The key an API reference is compared by before it is resolved. */
-export function apiRefKey(ref: ApiRef): string {
-  return typeof ref === "string" ? ref : `name:${ref.name}`;
-}
-
-export function describeApiRef(ref: ApiRef): string {
-  return typeof ref === "string" ? ref : `named ${JSON.stringify(ref.name)}`;
-}
-
-export function problemAt(document: LoadedDocument, path: ReadonlyArray<PropertyKey>, message: string): DesiredStateProblem {
-  const location = document.locate(path);
-  return { ...location, path: path.map(String).join("."), message };
-}
-
-/** Documents grouped by a key (documents without one are left out). */
-export function groupBy(documents: ReadonlyArray<LoadedDocument>, keyOf: (loaded: LoadedDocument) => string | undefined): Map<string, LoadedDocument[]> {
-  const groups = new Map<string, LoadedDocument[]>();
-  for (const loaded of documents) {
-    const key = keyOf(loaded);
-    if (key === undefined) continue;
-    const group = groups.get(key);
-    if (group) group.push(loaded);
-    else groups.set(key, [loaded]);
-  }
-  return groups;
-}
-

@@ -1,8 +1,10 @@
+import { accountOf } from "../../desired/kinds/alternate-contact.js";
+import { regionOptInModel } from "../../desired/kinds/region-opt-in.js";
 import type { RegionOptInDocument } from "../../desired/schema.js";
 import type { Region } from "../../spec/account.js";
 import { sleep } from "../../clients/wire.js";
-import { PHASE, SELF, type PlannedAction } from "../model.js";
-import type { ApplyContext, KindHandler } from "./kind-handler.js";
+import { PHASE, type PlannedAction } from "../model.js";
+import type { ApplyContext, KindEngine } from "./kind-engine.js";
 import { accountIdField } from "./alternate-contact.js";
 
 type Status = Region["RegionOptStatus"];
@@ -10,24 +12,15 @@ type Status = Region["RegionOptStatus"];
 const ENABLED_LIKE: ReadonlySet<Status> = new Set(["ENABLED", "ENABLING", "ENABLED_BY_DEFAULT"]);
 const DISABLED_LIKE: ReadonlySet<Status> = new Set(["DISABLED", "DISABLING"]);
 
-function accountOf(document: RegionOptInDocument): string {
-  return document.account ?? SELF;
-}
-
 /**
- * RegionOptIn: identity (account, region); one ListRegions per account. Enabling a Region that is
+ * RegionOptIn: one ListRegions per account. Enabling a Region that is
  * ENABLED, ENABLING or ENABLED_BY_DEFAULT (or disabling a DISABLED or DISABLING one) is a no-op,
  * never a call; a Region mid-transition the other way is waited for, then changed.
  */
-export const regionOptInHandler: KindHandler<RegionOptInDocument> = {
-  kind: "RegionOptIn",
+export const regionOptInEngine: KindEngine<RegionOptInDocument> = {
+  model: regionOptInModel,
   planOrder: 3,
   ops: ["setRegion"],
-
-  identity: (document) => `${accountOf(document)}/${document.spec.region}`,
-  displayName: (document) => `${accountOf(document)}/${document.spec.region}`,
-  needs: (document) => [{ type: "regions", account: accountOf(document) }],
-  crossCheck: () => [],
 
   plan(loaded, context) {
     const { document } = loaded;

@@ -1,44 +1,22 @@
+import { routeModel } from "../../desired/kinds/route.js";
 import type { RouteDocument } from "../../desired/schema.js";
 import { routeServerDefaults, type Route } from "../../spec/gateway.js";
 import { collect, isAmbiguousWrite } from "../../clients/index.js";
 import { bodyOf, diffFields, patchOf } from "../diff.js";
 import { PHASE, type FieldChange, type PlannedAction } from "../model.js";
-import { apiRefKey, groupBy, problemAt, type ApplyContext, type KindHandler } from "./kind-handler.js";
-import { commonGatewayProblems, resolveGatewayDocument, routeAddress } from "./gateway-common.js";
+import type { ApplyContext, KindEngine } from "./kind-engine.js";
+import { resolveGatewayDocument, routeAddress } from "./gateway-common.js";
 
 const sortedSet = (value: unknown) => (Array.isArray(value) ? [...value].sort() : value);
 
 /**
- * Route: identity (apiId, routeKey), or a pinned routeId. A target `{integration: name}` resolves
+ * Route: matched by (API, routeKey), or a pinned routeId. A target `{integration: name}` resolves
  * to `integrations/<id>` of that integration (at apply time when it is created in the same run).
  */
-export const routeHandler: KindHandler<RouteDocument> = {
-  kind: "Route",
+export const routeEngine: KindEngine<RouteDocument> = {
+  model: routeModel,
   planOrder: 1,
   ops: ["createRoute", "updateRoute", "deleteRoute"],
-
-  identity: (document) => `${apiRefKey(document.api)}/${document.spec.routeKey}`,
-  pinned: (document) => document.spec.routeId !== undefined,
-  displayName: (document) => document.name ?? document.spec.routeKey,
-  needs: (document) => [{ type: "api", ref: document.api }],
-
-  crossCheck(loaded, index) {
-    const document = loaded.document;
-    const key = apiRefKey(document.api);
-    const problems = commonGatewayProblems(loaded, index);
-    const target = document.spec.target;
-    if (target && typeof target === "object" && document.ensure === "present") {
-      const byName = index.memo("integrations-by-name", () => groupBy(index.documents, (other) =>
-        other.document.kind === "Integration" ? `${apiRefKey(other.document.api)}/${other.document.name}` : undefined));
-      const integration = byName.get(`${key}/${target.integration}`)?.[0];
-      if (!integration) {
-        problems.push(problemAt(loaded, ["spec", "target", "integration"], `target names integration ${JSON.stringify(target.integration)}, but no Integration document of the same api declares that name`));
-      } else if (integration.document.ensure === "absent") {
-        problems.push(problemAt(loaded, ["spec", "target", "integration"], `target names integration ${JSON.stringify(target.integration)}, which is declared ensure: absent at ${integration.source.file}:${integration.source.line}`));
-      }
-    }
-    return problems;
-  },
 
   plan(loaded, context) {
     const document = loaded.document;

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Credentials, collect, createClients, type Clients, type RetryPolicy } from "../../../src/clients/index.js";
 import { loadDesiredState, type LoadedDocument } from "../../../src/desired/load.js";
-import { NATURAL_KEY_FIELDS } from "../../../src/reconcile/kinds/integration.js";
+import { NATURAL_KEY_FIELDS } from "../../../src/desired/kinds/integration.js";
 import type { Plan, PlannedAction } from "../../../src/reconcile/model.js";
 import { readAndPlan } from "../../../src/reconcile/reconcile.js";
 import type { WorldInput } from "../../../src/service/index.js";

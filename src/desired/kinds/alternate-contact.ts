@@ -1,0 +1,17 @@
+import { SELF } from "../read-key.js";
+import type { AlternateContactDocument } from "../schema.js";
+import type { KindModel } from "./kind-model.js";
+
+/** The account a contact or Region document is about: its `account`, or the caller's own. */
+export function accountOf(document: { readonly account?: string | undefined }): string {
+  return document.account ?? SELF;
+}
+
+/** AlternateContact: identity (account, type); read by one GetAlternateContact. */
+export const alternateContactModel: KindModel<AlternateContactDocument> = {
+  kind: "AlternateContact",
+  identity: (document) => `${accountOf(document)}/${document.spec.type}`,
+  displayName: (document) => `${accountOf(document)}/${document.spec.type}`,
+  readKey: (document) => ({ type: "contact", account: accountOf(document), contactType: document.spec.type }),
+  crossCheck: () => [],
+};

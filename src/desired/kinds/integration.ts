@@ -1,0 +1,41 @@
+import { apiRefKey } from "../api-ref.js";
+import { canonicalJson } from "../canonical-json.js";
+import type { IntegrationDocument } from "../schema.js";
+import { commonGatewayProblems } from "./gateway-checks.js";
+import { groupBy, problemAt, type ApiKeyOf, type KindModel } from "./kind-model.js";
+
+/** The fields that identify an integration when no integrationId is pinned (DESIGN.md §3). */
+export const NATURAL_KEY_FIELDS = ["integrationType", "integrationUri", "integrationMethod", "connectionType", "connectionId", "integrationSubtype"] as const;
+
+/** The API and natural key of a document, as one comparable string. */
+function naturalKeyOf(document: IntegrationDocument, apiKey: ApiKeyOf): string {
+  return `${apiKey(document.api)}\u0000${canonicalJson(NATURAL_KEY_FIELDS.map((field) => document.spec[field] ?? null))}`;
+}
+
+/**
+ * Integration: identity (API, logical name); it is matched to a live integration by a pinned
+ * integrationId, else by its natural key, so two documents of one API may not share a natural key
+ * without a pin.
+ */
+export const integrationModel: KindModel<IntegrationDocument> = {
+  kind: "Integration",
+  identity: (document, apiKey = apiRefKey) => `${apiKey(document.api)}/${document.name}`,
+  displayName: (document) => document.name,
+  pinned: (document) => document.spec.integrationId !== undefined,
+  readKey: (document) => ({ type: "api", ref: document.api }),
+
+  crossCheck(loaded, index) {
+    const document = loaded.document;
+    const problems = commonGatewayProblems(loaded, index);
+    if (document.spec.integrationId === undefined && document.ensure === "present") {
+      const twins = index.memo("integration-natural-keys", () => groupBy(index.documents, (other) =>
+        other.document.kind === "Integration" && other.document.spec.integrationId === undefined && other.document.ensure === "present"
+          ? naturalKeyOf(other.document, index.apiKey) : undefined));
+      const twin = twins.get(naturalKeyOf(document, index.apiKey))?.find((other) => other !== loaded);
+      if (twin) {
+        problems.push(problemAt(loaded, ["spec"], `integration ${JSON.stringify(document.name)} has the same natural key (${NATURAL_KEY_FIELDS.join(", ")}) as ${JSON.stringify((twin.document as IntegrationDocument).name)} at ${twin.source.file}:${twin.source.line}: pin one with spec.integrationId`));
+      }
+    }
+    return problems;
+  },
+};

@@ -1,0 +1,12 @@
+import type { RegionOptInDocument } from "../schema.js";
+import { accountOf } from "./alternate-contact.js";
+import type { KindModel } from "./kind-model.js";
+
+/** RegionOptIn: identity (account, region); read with the account's other Regions by one ListRegions listing. */
+export const regionOptInModel: KindModel<RegionOptInDocument> = {
+  kind: "RegionOptIn",
+  identity: (document) => `${accountOf(document)}/${document.spec.region}`,
+  displayName: (document) => `${accountOf(document)}/${document.spec.region}`,
+  readKey: (document) => ({ type: "regions", account: accountOf(document) }),
+  crossCheck: () => [],
+};

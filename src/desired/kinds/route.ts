@@ -1,0 +1,47 @@
+import { apiRefKey, isNameKey } from "../api-ref.js";
+import type { IntegrationDocument, RouteDocument } from "../schema.js";
+import { commonGatewayProblems } from "./gateway-checks.js";
+import { groupBy, problemAt, type DocumentIndex, type KindModel } from "./kind-model.js";
+
+/**
+ * Route: identity (API, routeKey), or a pinned routeId. A target `{integration: name}` must name an
+ * Integration document of the same API.
+ */
+export const routeModel: KindModel<RouteDocument> = {
+  kind: "Route",
+  identity: (document, apiKey = apiRefKey) => `${apiKey(document.api)}/${document.spec.routeKey}`,
+  displayName: (document) => document.name ?? document.spec.routeKey,
+  pinned: (document) => document.spec.routeId !== undefined,
+  readKey: (document) => ({ type: "api", ref: document.api }),
+
+  crossCheck(loaded, index) {
+    const document = loaded.document;
+    const key = index.apiKey(document.api);
+    const problems = commonGatewayProblems(loaded, index);
+    const target = document.spec.target;
+    if (target && typeof target === "object" && document.ensure === "present") {
+      const byName = index.memo("integrations-by-name", () => groupBy(index.documents, (other) =>
+        other.document.kind === "Integration" ? `${index.apiKey(other.document.api)}/${other.document.name}` : undefined));
+      const integration = byName.get(`${key}/${target.integration}`)?.[0];
+      if (!integration) {
+        if (!mayBeDeclaredUnderOtherReference(key, target.integration, index)) {
+          problems.push(problemAt(loaded, ["spec", "target", "integration"], `target names integration ${JSON.stringify(target.integration)}, but no Integration document of the same api declares that name`));
+        }
+      } else if (integration.document.ensure === "absent") {
+        problems.push(problemAt(loaded, ["spec", "target", "integration"], `target names integration ${JSON.stringify(target.integration)}, which is declared ensure: absent at ${integration.source.file}:${integration.source.line}`));
+      }
+    }
+    return problems;
+  },
+};
+
+/**
+ * Offline, whether an Integration document of that name exists under a reference of the other form
+ * (a name where the route gives an apiId, or the reverse): it may be the same API, which planning
+ * tells once the name is resolved.
+ */
+function mayBeDeclaredUnderOtherReference(routeKey: string, name: string, index: DocumentIndex): boolean {
+  if (index.resolved) return false;
+  const named = index.memo("integrations-by-logical-name", () => groupBy(index.documents, (other) => (other.document.kind === "Integration" ? other.document.name : undefined)));
+  return (named.get(name) ?? []).some((other) => isNameKey(index.apiKey((other.document as IntegrationDocument).api)) !== isNameKey(routeKey));
+}
