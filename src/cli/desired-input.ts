@@ -1,7 +1,8 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { loadDesiredState, type LoadedDocument } from "../desired/load.js";
-import { apiRefKey } from "../desired/api-ref.js";
+import { loadDesiredState, type DesiredState, type LoadedDocument } from "../desired/load.js";
+import type { IntegrationDocument } from "../desired/schema.js";
+import { apiRefKey, isNameKey } from "../desired/api-ref.js";
 import { modelOf } from "../desired/kinds/registry.js";
 import { SYNTH_DESIRED_FILE } from "../desired/synth-file.js";
 import { CliError } from "./cli-error.js";
@@ -28,13 +29,23 @@ export function desiredPaths(flags: { readonly file: ReadonlyArray<string>; read
 }
 
 /**
- * The documents a command works on: loaded from -f paths, then narrowed by --target KIND/NAME
- * (a targeted route brings along the integration it targets by name, as terraform's -target does).
+ * The desired state a command works on: loaded from -f paths (the loader's warnings printed on
+ * stderr), then narrowed by --target KIND/NAME (a targeted route brings along the integration it
+ * targets by name, as terraform's -target does).
  */
-export async function loadDocuments(paths: ReadonlyArray<string>, targets: ReadonlyArray<string> = []): Promise<LoadedDocument[]> {
+export async function loadDesiredInput(paths: ReadonlyArray<string>, targets: ReadonlyArray<string> = []): Promise<DesiredState> {
   if (paths.length === 0) throw new CliError("no desired state: pass -f FILE_OR_DIRECTORY (repeatable)");
-  const { documents } = await loadDesiredState(paths);
-  if (targets.length === 0) return [...documents];
+  const desired = await loadDesiredState(paths);
+  for (const warning of desired.warnings) process.stderr.write(`converge: warning: ${warning}\n`);
+  return targets.length === 0 ? desired : { ...desired, documents: selectTargets(desired.documents, targets) };
+}
+
+/** The documents of loadDesiredInput. */
+export async function loadDocuments(paths: ReadonlyArray<string>, targets: ReadonlyArray<string> = []): Promise<LoadedDocument[]> {
+  return [...(await loadDesiredInput(paths, targets)).documents];
+}
+
+function selectTargets(documents: ReadonlyArray<LoadedDocument>, targets: ReadonlyArray<string>): LoadedDocument[] {
   const addressOf = (loaded: LoadedDocument) => `${loaded.document.kind}/${modelOf(loaded.document.kind).displayName(loaded.document)}`;
   const identityOf = (loaded: LoadedDocument) => `${loaded.document.kind}/${modelOf(loaded.document.kind).identity(loaded.document)}`;
   const selected = new Set(documents.filter((loaded) => targets.includes(addressOf(loaded)) || targets.includes(identityOf(loaded))));
@@ -47,8 +58,11 @@ export async function loadDocuments(paths: ReadonlyArray<string>, targets: Reado
     const document = loaded.document;
     if (document.kind === "Route" && document.spec.target && typeof document.spec.target === "object") {
       const name = document.spec.target.integration;
-      const dependency = documents.find((other) => other.document.kind === "Integration" && other.document.name === name && apiRefKey(other.document.api) === apiRefKey(document.api));
-      if (dependency) selected.add(dependency);
+      const key = apiRefKey(document.api);
+      // by the same reference, else by a reference of the other form (an apiId and a name may be the same API)
+      const named = documents.filter((other) => other.document.kind === "Integration" && other.document.name === name);
+      const sameReference = named.filter((other) => apiRefKey((other.document as IntegrationDocument).api) === key);
+      for (const dependency of sameReference.length > 0 ? sameReference : named.filter((other) => isNameKey(apiRefKey((other.document as IntegrationDocument).api)) !== isNameKey(key))) selected.add(dependency);
     }
   }
   return documents.filter((loaded) => selected.has(loaded));

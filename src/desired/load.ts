@@ -1,10 +1,14 @@
-import { readdir, readFile, stat } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { createReadStream, readFileSync, readdirSync, statSync } from "node:fs";
 import { extname, join, relative } from "node:path";
-import { LineCounter, parseAllDocuments, isMap, isScalar, isSeq, type Document as YamlDocument, type Node as YamlNode } from "yaml";
 import { describeZodIssues, formatPath, isPlainObject, pinpointZodIssues, renderValue } from "../spec/field-issues.js";
-import { DOCUMENT_SCHEMAS, KINDS, type Document, type Kind } from "./schema.js";
-import { DesiredStateError, type DesiredStateProblem, type SourceLocation } from "./desired-state-error.js";
 import { crossCheckDocuments } from "./cross-check.js";
+import { DesiredStateError, type DesiredStateProblem, type SourceLocation } from "./desired-state-error.js";
+import { parseJsonText } from "./json-documents.js";
+import { LineIndex } from "./line-index.js";
+import type { RawDocument } from "./raw-document.js";
+import { DOCUMENT_SCHEMAS, KINDS, type Document, type Kind } from "./schema.js";
+import { parseYamlText, type ParsedDocuments } from "./yaml-documents.js";
 
 /** A validated document with where it came from. */
 export interface LoadedDocument<D extends Document = Document> {
@@ -17,134 +21,191 @@ export interface LoadedDocument<D extends Document = Document> {
 
 export interface DesiredState {
   readonly documents: ReadonlyArray<LoadedDocument>;
+  /** How many files were read. */
+  readonly files: number;
+  /** sha256 of the text of every file read, in order: equal desired state, equal fingerprints. */
+  readonly fingerprint: string;
+  /** Entries of the directories walked that were skipped, each naming the entry and why. */
+  readonly warnings: ReadonlyArray<string>;
 }
+
+export interface LoadOptions {
+  /** Files are named relative to this directory in every message. @default process.cwd() */
+  readonly cwd?: string;
+}
+
+/** The largest desired-state file converge reads; a larger one is refused before it is read. */
+export const MAX_FILE_BYTES = 32 * 1024 * 1024;
 
 const EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
 
 /**
- * Loads desired state from files and directories (recursively, in sorted order; hidden entries and
- * `*.schema.json` files are skipped). Validates every document and the documents against each other; throws one
- * DesiredStateError listing every problem, with file, line, column and field path.
+ * Loads desired state from files and directories (recursively, in sorted order; hidden entries,
+ * `*.schema.json` files and entries that are not regular files are skipped). Validates every
+ * document and the documents against each other; throws one DesiredStateError listing every
+ * problem, with file, line, column and field path.
  */
-export async function loadDesiredState(paths: ReadonlyArray<string>, cwd = process.cwd()): Promise<DesiredState> {
+export async function loadDesiredState(paths: ReadonlyArray<string>, options: LoadOptions = {}): Promise<DesiredState> {
+  const cwd = options.cwd ?? process.cwd();
   const problems: DesiredStateProblem[] = [];
+  const warnings: string[] = [];
   const files: string[] = [];
+  const display = (file: string) => relative(cwd, file) || file;
   for (const path of paths) {
     try {
-      files.push(...(await expand(path)));
+      collectFiles(path, files, warnings, display, true);
     } catch (error) {
       problems.push({ file: path, line: 1, column: 1, path: "", message: `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
     }
   }
+  const fingerprint = createHash("sha256");
   const documents: LoadedDocument[] = [];
   for (const file of files) {
-    const display = relative(cwd, file) || file;
-    const parsed = parseDesiredText(await readFile(file, "utf8"), display);
-    documents.push(...parsed.documents);
-    problems.push(...parsed.problems);
+    const name = display(file);
+    let text: string;
+    try {
+      text = await readDesiredFile(file, name);
+    } catch (error) {
+      problems.push({ file: name, line: 1, column: 1, path: "", message: error instanceof FileRefusal ? error.message : `cannot read ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
+      continue;
+    }
+    fingerprint.update(`${text.length}\u0000${text}`);
+    validateInto(parseDocuments(text, name), documents, problems);
   }
   if (files.length === 0 && problems.length === 0) {
     problems.push({ file: paths.join(", ") || "(none)", line: 1, column: 1, path: "", message: "no desired-state files (.yaml, .yml, .json) found" });
   }
-  problems.push(...crossCheckDocuments(documents));
+  for (const problem of crossCheckDocuments(documents)) problems.push(problem);
   if (problems.length > 0) throw new DesiredStateError(problems);
-  return { documents };
+  return { documents, files: files.length, fingerprint: fingerprint.digest("hex"), warnings };
 }
 
-async function expand(path: string): Promise<string[]> {
-  const info = await stat(path);
-  if (!info.isDirectory()) return [path];
-  const out: string[] = [];
-  const entries = (await readdir(path, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+/**
+ * The files of a path: the path itself (any file named explicitly is read, a FIFO or /dev/stdin
+ * included), or the desired-state files of a directory, walked in sorted order. The file system is
+ * read synchronously, here and for regular files below: loading is all a command does until it is
+ * done, and a call through the thread pool per file and per entry cost more than the reads.
+ */
+function collectFiles(path: string, files: string[], warnings: string[], display: (file: string) => string, explicit: boolean): void {
+  const info = statSync(path);
+  if (!info.isDirectory()) {
+    if (explicit) files.push(path);
+    return;
+  }
+  const entries = readdirSync(path, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
     // hidden entries are never desired state; a Kubernetes ConfigMap volume holds its files twice,
     // once under a hidden timestamped directory
     if (entry.name.startsWith(".")) continue;
     const full = join(path, entry.name);
-    if (entry.isDirectory()) out.push(...(await expand(full)));
-    else if (EXTENSIONS.has(extname(entry.name)) && !entry.name.endsWith(".schema.json")) out.push(full);
+    if (entry.isDirectory()) {
+      collectFiles(full, files, warnings, display, false);
+      continue;
+    }
+    const wanted = EXTENSIONS.has(extname(entry.name)) && !entry.name.endsWith(".schema.json");
+    if (entry.isFile()) {
+      if (wanted) files.push(full);
+      continue;
+    }
+    // a symbolic link is read when it leads to a regular file (a ConfigMap volume's files are links)
+    const target = entry.isSymbolicLink() ? statSync(full, { throwIfNoEntry: false }) : undefined;
+    if (target?.isFile()) {
+      if (wanted) files.push(full);
+    } else if (entry.isSymbolicLink()) {
+      warnings.push(`skipped ${display(full)}: ${target?.isDirectory() ? "a symbolic link to a directory (not followed)" : target ? `a symbolic link to ${describeSpecialFile(target)}` : "a symbolic link that leads nowhere"}`);
+    } else {
+      warnings.push(`skipped ${display(full)}: ${describeSpecialFile(entry)} is not a regular file`);
+    }
+  }
+}
+
+function describeSpecialFile(entry: { isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+  if (entry.isFIFO()) return "a FIFO (named pipe)";
+  if (entry.isSocket()) return "a socket";
+  if (entry.isCharacterDevice()) return "a character device";
+  if (entry.isBlockDevice()) return "a block device";
+  return "an entry";
+}
+
+/** A file converge will not read, with the reason (the message names the file). */
+class FileRefusal extends Error {}
+
+function tooLarge(name: string, bytes: string): FileRefusal {
+  return new FileRefusal(`${name} is ${bytes}: desired-state files are limited to ${MAX_FILE_BYTES / 1024 / 1024} MiB each; split it into several files (a directory is read as one desired state)`);
+}
+
+/** A file's text, refused past MAX_FILE_BYTES; a FIFO or device named explicitly is read up to the limit. */
+async function readDesiredFile(file: string, name: string): Promise<string> {
+  const info = statSync(file);
+  if (info.isFile()) {
+    if (info.size > MAX_FILE_BYTES) throw tooLarge(name, `${(info.size / 1024 / 1024).toFixed(1)} MiB`);
+    return readFileSync(file, "utf8");
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of createReadStream(file)) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_FILE_BYTES) throw tooLarge(name, "larger than that");
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * Parses and validates one file's text (see parseDocuments): the valid documents, and the problems
+ * of the others.
+ */
+export function parseDesiredText(text: string, file: string): { documents: LoadedDocument[]; problems: DesiredStateProblem[] } {
+  const documents: LoadedDocument[] = [];
+  const problems: DesiredStateProblem[] = [];
+  validateInto(parseDocuments(text, file), documents, problems);
+  return { documents, problems };
+}
+
+function validateInto(parsed: ParsedDocuments, documents: LoadedDocument[], problems: DesiredStateProblem[]): void {
+  for (const problem of parsed.problems) problems.push(problem);
+  for (const raw of parsed.documents) {
+    const result = validateDocument(raw);
+    if ("document" in result) documents.push(result.document);
+    else for (const problem of result.problems) problems.push(problem);
+  }
+}
+
+/**
+ * Parses one file's text: YAML (several documents separated by ---; a document that is a list holds
+ * several documents) or, for a `.json` file, JSON (a document, or an array of documents). Returns
+ * the documents, not yet validated, and the problems of what could not be parsed. Empty documents
+ * (a trailing `---`, a document of comments only) are no documents.
+ */
+export function parseDocuments(text: string, file: string): ParsedDocuments {
+  const lines = new LineIndex(text);
+  const out: ParsedDocuments = { documents: [], problems: [] };
+  if (file.endsWith(".json")) {
+    parseJsonText(text, file, lines, out);
+  } else {
+    parseYamlText(text, file, lines, out);
   }
   return out;
 }
 
-/**
- * Parses one file's text: YAML (several documents separated by ---) or JSON (a document, or an
- * array of documents). Returns the valid documents and the problems of the others.
- */
-export function parseDesiredText(text: string, file: string): { documents: LoadedDocument[]; problems: DesiredStateProblem[] } {
-  const lineCounter = new LineCounter();
-  const yamlDocuments = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const documents: LoadedDocument[] = [];
-  const problems: DesiredStateProblem[] = [];
-  const at = (offset: number): SourceLocation => {
-    const { line, col } = lineCounter.linePos(offset);
-    return { file, line, column: col };
-  };
-  if (!Array.isArray(yamlDocuments)) {
-    problems.push({ ...at(0), path: "", message: "the file is not a YAML stream" });
-    return { documents, problems };
+/** Validates one parsed document against the schema of its kind. */
+export function validateDocument(raw: RawDocument): { document: LoadedDocument } | { problems: DesiredStateProblem[] } {
+  const value = raw.value;
+  const problem = (path: ReadonlyArray<PropertyKey>, message: string): DesiredStateProblem => ({ ...raw.locate(path), path: path.length ? formatPath(path) : "", message });
+  if (!isPlainObject(value)) {
+    return { problems: [problem([], `a document must be a mapping with kind and spec, received ${renderValue(value)}`)] };
   }
-  for (const yamlDocument of yamlDocuments) {
-    if (yamlDocument.errors.length > 0) {
-      for (const error of yamlDocument.errors) {
-        problems.push({ ...at(error.pos[0]), path: "", message: `not valid ${file.endsWith(".json") ? "JSON" : "YAML"}: ${error.message.split("\n")[0]}` });
-      }
-      continue;
-    }
-    const contents = yamlDocument.contents;
-    if (contents === null) continue; // an empty document (e.g. a trailing ---)
-    if (isSeq(contents)) {
-      contents.items.forEach((_, index) => {
-        const result = validateDocument(yamlDocument, [index], at);
-        if ("document" in result) documents.push(result.document);
-        else problems.push(...result.problems);
-      });
-    } else {
-      const result = validateDocument(yamlDocument, [], at);
-      if ("document" in result) documents.push(result.document);
-      else problems.push(...result.problems);
-    }
-  }
-  return { documents, problems };
-}
-
-function validateDocument(
-  yamlDocument: YamlDocument.Parsed,
-  prefix: ReadonlyArray<number>,
-  at: (offset: number) => SourceLocation,
-): { document: LoadedDocument } | { problems: DesiredStateProblem[] } {
-  const locate = (path: ReadonlyArray<PropertyKey>): SourceLocation => {
-    for (let length = path.length; length >= 0; length -= 1) {
-      const full = [...prefix, ...path.slice(0, length)];
-      // a field of a mapping stands where its key is written (a block value starts on a later line)
-      const parent = length > 0 ? yamlDocument.getIn(full.slice(0, -1), true) : undefined;
-      if (isMap(parent)) {
-        const pair = parent.items.find((item) => (isScalar(item.key) ? item.key.value : item.key) === full[full.length - 1]);
-        if (pair && isScalar(pair.key) && pair.key.range) return at(pair.key.range[0]);
-      }
-      const node = yamlDocument.getIn(full, true) as YamlNode | undefined;
-      if (node && typeof node === "object" && node.range) return at(node.range[0]);
-    }
-    return at(0);
-  };
-  const node = yamlDocument.getIn(prefix, true) as YamlNode | undefined;
-  // getIn() returns the YAML node of a collection, not its value: index the plain value instead
-  const raw: unknown = prefix.reduce<unknown>((value, index) => (Array.isArray(value) ? value[index] : undefined), yamlDocument.toJS());
-  const problem = (path: ReadonlyArray<PropertyKey>, message: string): DesiredStateProblem => ({ ...locate(path), path: path.length ? formatPath(path) : "", message });
-  if (!isPlainObject(raw) || (node && !isMap(node))) {
-    return { problems: [problem([], `a document must be a mapping with kind and spec, received ${renderValue(raw)}`)] };
-  }
-  const kind = raw.kind;
-  if (kind === undefined && "formatVersion" in raw && "liveFingerprint" in raw && "actions" in raw) {
+  const kind = value.kind;
+  if (kind === undefined && "formatVersion" in value && "liveFingerprint" in value && "actions" in value) {
     return { problems: [problem([], "this is a plan written by converge plan --out, not desired state: write plans outside the directories passed to -f, and apply them with converge apply PLAN.json")] };
   }
   if (typeof kind !== "string" || !(KINDS as ReadonlyArray<string>).includes(kind)) {
     const received = kind === undefined ? "kind is missing" : `kind ${renderValue(kind)} is not valid`;
     return { problems: [problem(["kind"], `${received}: expected one of ${KINDS.join(", ")}`)] };
   }
-  const result = DOCUMENT_SCHEMAS[kind as Kind].safeParse(raw);
+  const result = DOCUMENT_SCHEMAS[kind as Kind].safeParse(value);
   if (!result.success) {
-    return { problems: describeZodIssues(pinpointZodIssues(result.error.issues), raw).map((issue) => problem(issue.path ?? [], issue.message)) };
+    return { problems: describeZodIssues(pinpointZodIssues(result.error.issues), value).map((issue) => problem(issue.path ?? [], issue.message)) };
   }
-  return { document: { document: result.data as Document, source: locate([]), locate } };
+  return { document: { document: result.data as Document, source: raw.source, locate: raw.locate } };
 }
