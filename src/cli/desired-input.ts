@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { loadDesiredState, type DesiredState, type LoadedDocument } from "../desired/load.js";
+import { loadDesiredState, type DesiredState, type LoadedDocument, type LoadOptions } from "../desired/load.js";
 import type { IntegrationDocument } from "../desired/schema.js";
 import { apiRefKey, isNameKey } from "../desired/api-ref.js";
 import { modelOf } from "../desired/kinds/registry.js";
@@ -33,9 +33,9 @@ export function desiredPaths(flags: { readonly file: ReadonlyArray<string>; read
  * stderr), then narrowed by --target KIND/NAME (a targeted route brings along the integration it
  * targets by name, as terraform's -target does).
  */
-export async function loadDesiredInput(paths: ReadonlyArray<string>, targets: ReadonlyArray<string> = []): Promise<DesiredState> {
+export async function loadDesiredInput(paths: ReadonlyArray<string>, targets: ReadonlyArray<string> = [], options: LoadOptions = {}): Promise<DesiredState> {
   if (paths.length === 0) throw new CliError("no desired state: pass -f FILE_OR_DIRECTORY (repeatable)");
-  const desired = await loadDesiredState(paths);
+  const desired = await loadDesiredState(paths, options);
   for (const warning of desired.warnings) process.stderr.write(`converge: warning: ${warning}\n`);
   return targets.length === 0 ? desired : { ...desired, documents: selectTargets(desired.documents, targets) };
 }

@@ -6,9 +6,12 @@ import { crossCheckDocuments } from "./cross-check.js";
 import { DesiredStateError, type DesiredStateProblem, type SourceLocation } from "./desired-state-error.js";
 import { parseJsonText } from "./json-documents.js";
 import { LineIndex } from "./line-index.js";
-import type { RawDocument } from "./raw-document.js";
+import type { RawDocument, TextRegion } from "./raw-document.js";
 import { DOCUMENT_SCHEMAS, KINDS, type Document, type Kind } from "./schema.js";
-import { parseYamlText, type ParsedDocuments } from "./yaml-documents.js";
+import { parseYamlText, splitYamlDocuments, type ParsedDocuments } from "./yaml-documents.js";
+import { modelOf } from "./kinds/registry.js";
+import { readKeyOfValue, scanReadKey } from "./read-key-scan.js";
+import { readKeyText } from "./read-key.js";
 
 /** A validated document with where it came from. */
 export interface LoadedDocument<D extends Document = Document> {
@@ -23,6 +26,8 @@ export interface DesiredState {
   readonly documents: ReadonlyArray<LoadedDocument>;
   /** How many files were read. */
   readonly files: number;
+  /** Documents a selection (LoadOptions.select) left unparsed. */
+  readonly skipped: number;
   /** sha256 of the text of every file read, in order: equal desired state, equal fingerprints. */
   readonly fingerprint: string;
   /** Entries of the directories walked that were skipped, each naming the entry and why. */
@@ -32,6 +37,14 @@ export interface DesiredState {
 export interface LoadOptions {
   /** Files are named relative to this directory in every message. @default process.cwd() */
   readonly cwd?: string;
+  /**
+   * Keeps only the documents whose read key (src/desired/read-key.ts, as text) this accepts: a drift
+   * shard's. A document whose key can be found without parsing it (read-key-scan.ts) is not parsed
+   * unless it is kept; the others are parsed and validated, then kept or left out by their key.
+   * Cross-document checks see the kept documents only (documents that refer to each other have one
+   * read key). @default every document
+   */
+  readonly select?: (readKey: string) => boolean;
 }
 
 /** The largest desired-state file converge reads; a larger one is refused before it is read. */
@@ -60,6 +73,7 @@ export async function loadDesiredState(paths: ReadonlyArray<string>, options: Lo
   }
   const fingerprint = createHash("sha256");
   const documents: LoadedDocument[] = [];
+  let skipped = 0;
   for (const file of files) {
     const name = display(file);
     let text: string;
@@ -70,14 +84,20 @@ export async function loadDesiredState(paths: ReadonlyArray<string>, options: Lo
       continue;
     }
     fingerprint.update(`${text.length}\u0000${text}`);
-    validateInto(parseDocuments(text, name), documents, problems);
+    if (!options.select) {
+      validateInto(parseDocuments(text, name), documents, problems);
+      continue;
+    }
+    const selected = parseSelected(text, name, options.select);
+    skipped += selected.skipped;
+    validateInto(selected.parsed, documents, problems, selected.keep);
   }
   if (files.length === 0 && problems.length === 0) {
     problems.push({ file: paths.join(", ") || "(none)", line: 1, column: 1, path: "", message: "no desired-state files (.yaml, .yml, .json) found" });
   }
   for (const problem of crossCheckDocuments(documents)) problems.push(problem);
   if (problems.length > 0) throw new DesiredStateError(problems);
-  return { documents, files: files.length, fingerprint: fingerprint.digest("hex"), warnings };
+  return { documents, files: files.length, skipped, fingerprint: fingerprint.digest("hex"), warnings };
 }
 
 /**
@@ -162,13 +182,58 @@ export function parseDesiredText(text: string, file: string): { documents: Loade
   return { documents, problems };
 }
 
-function validateInto(parsed: ParsedDocuments, documents: LoadedDocument[], problems: DesiredStateProblem[]): void {
+function validateInto(parsed: ParsedDocuments, documents: LoadedDocument[], problems: DesiredStateProblem[], keep?: (raw: RawDocument, document: Document) => boolean): void {
   for (const problem of parsed.problems) problems.push(problem);
   for (const raw of parsed.documents) {
     const result = validateDocument(raw);
-    if ("document" in result) documents.push(result.document);
-    else for (const problem of result.problems) problems.push(problem);
+    if (!("document" in result)) for (const problem of result.problems) problems.push(problem);
+    else if (!keep || keep(raw, result.document.document)) documents.push(result.document);
   }
+}
+
+/**
+ * The documents of a file a selection keeps: those whose read key is found without parsing them
+ * and not selected are left unparsed (YAML regions) or unvalidated (JSON values); a kept document
+ * whose key was found that way is checked to have that key once validated (an error if not: the
+ * scan must never send a document to the wrong shard).
+ */
+function parseSelected(text: string, file: string, select: (readKey: string) => boolean): { parsed: ParsedDocuments; skipped: number; keep: (raw: RawDocument, document: Document) => boolean } {
+  const lines = new LineIndex(text);
+  const parsed: ParsedDocuments = { documents: [], problems: [] };
+  const scanned = new Map<unknown, string>();
+  let skipped = 0;
+  if (file.endsWith(".json")) {
+    const all: ParsedDocuments = { documents: [], problems: parsed.problems };
+    parseJsonText(text, file, lines, all);
+    for (const raw of all.documents) {
+      const key = readKeyOfValue(raw.value);
+      if (key !== undefined && !select(key)) skipped += 1;
+      else {
+        if (key !== undefined) scanned.set(raw, key);
+        parsed.documents.push(raw);
+      }
+    }
+  } else {
+    const regions: TextRegion[] = [];
+    for (const region of splitYamlDocuments(text)) {
+      const key = scanReadKey(text, region);
+      if (key !== undefined && !select(key)) skipped += 1;
+      else {
+        if (key !== undefined) scanned.set(region, key);
+        regions.push(region);
+      }
+    }
+    parseYamlText(text, file, lines, parsed, regions);
+  }
+  const keep = (raw: RawDocument, document: Document): boolean => {
+    const key = readKeyText(modelOf(document.kind).readKey(document));
+    const expected = scanned.get(raw) ?? scanned.get(raw.region);
+    if (expected !== undefined && expected !== key) {
+      throw new Error(`${raw.source.file}:${raw.source.line}: the document's read key ${key} is not the ${expected} found in its text without parsing it; this is a bug of converge, please report it (run without --shard meanwhile)`);
+    }
+    return expected !== undefined || select(key);
+  };
+  return { parsed, skipped, keep };
 }
 
 /**

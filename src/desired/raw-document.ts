@@ -48,6 +48,11 @@ export class RawDocument {
     return this.#origin.file;
   }
 
+  /** The region of the file's text the document was parsed from. */
+  get region(): TextRegion {
+    return this.#origin.region;
+  }
+
   /** Where the document starts. */
   get source(): SourceLocation {
     this.#source ??= this.#origin.rootOffset === undefined ? this.locate([]) : this.at(this.#origin.rootOffset);

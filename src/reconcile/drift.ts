@@ -2,9 +2,8 @@ import { createHash } from "node:crypto";
 import pLimit from "p-limit";
 import { isAborted, isConvergeError, type Clients } from "../clients/index.js";
 import type { DesiredStateProblem, SourceLocation } from "../desired/desired-state-error.js";
-import type { LoadedDocument } from "../desired/load.js";
+import type { DesiredState, LoadedDocument } from "../desired/load.js";
 import type { ProtocolType } from "../spec/gateway.js";
-import { canonicalJson } from "../desired/canonical-json.js";
 import { modelOf } from "../desired/kinds/registry.js";
 import { SELF, readKeyText } from "../desired/read-key.js";
 import { driftReport, type DriftField, type DriftReport, type DriftResource, type ShardSpec } from "./drift-report.js";
@@ -31,8 +30,13 @@ export interface DriftOptions {
   readonly now?: () => Date;
 }
 
-/** Detects the drift of `documents` (every document loaded: a shard is selected here, so that all shards agree). */
-export async function detectDrift(documents: ReadonlyArray<LoadedDocument>, clients: Clients, options: DriftOptions = {}): Promise<DriftReport> {
+/**
+ * Detects the drift of the desired state's documents. For a shard, they may be every document or
+ * those a loader kept for the shard (see drift-command): the shard's own are selected here by read
+ * key, so that all shards agree. The report carries the fingerprint of the whole desired state.
+ */
+export async function detectDrift(desired: Pick<DesiredState, "documents" | "fingerprint">, clients: Clients, options: DriftOptions = {}): Promise<DriftReport> {
+  const documents = desired.documents;
   const generatedAt = (options.now?.() ?? new Date()).toISOString();
   let selected = documents;
   let directory: ApiDirectory | undefined;
@@ -42,12 +46,7 @@ export async function detectDrift(documents: ReadonlyArray<LoadedDocument>, clie
     selected = documentsOfShard(documents, options.shard, directory);
   }
   const { live, failures } = await readLiveTolerant(needsOf(selected), clients, { parallelism: options.parallelism, signal: options.signal, directory });
-  return driftReport({ generatedAt, shard: options.shard, desiredFingerprint: desiredFingerprint(documents), resources: classifyDrift(selected, live, failures) });
-}
-
-/** sha256 of the documents (not their locations): shard reports merge only when it is equal. */
-export function desiredFingerprint(documents: ReadonlyArray<LoadedDocument>): string {
-  return createHash("sha256").update(canonicalJson(documents.map((loaded) => loaded.document))).digest("hex");
+  return driftReport({ generatedAt, shard: options.shard, desiredFingerprint: desired.fingerprint, resources: classifyDrift(selected, live, failures) });
 }
 
 // ---------------------------------------------------------------------------------------------

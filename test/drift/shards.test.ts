@@ -21,6 +21,7 @@ import { MANAGEMENT, NO_LISTING_TOKEN, NO_ROUTES_TOKEN, SHARD_ACCOUNTS, SHARD_AP
 let service: RunningService;
 let clients: Clients;
 let documents: LoadedDocument[];
+let desired: { documents: LoadedDocument[]; fingerprint: string };
 let single: DriftReport;
 const directories: string[] = [];
 /** Reads of one run, by operation (what the listings and gets cost). */
@@ -67,8 +68,9 @@ beforeAll(async () => {
   const all = await writeAndLoad({ ...shardEstateFiles(), ...unknownFiles() });
   directories.push(all.directory);
   documents = all.documents;
+  desired = all;
   service.requests.reset();
-  single = await detectDrift(documents, clients);
+  single = await detectDrift(desired, clients);
   readsOfSingle = readCounts();
   expect(service.requests.count({ writesOnly: true })).toBe(0);
 }, 60_000);
@@ -118,7 +120,7 @@ describe.each([1, 2, 3, 4, 5, 6, 7, 8])("%i shards", (count) => {
   beforeAll(async () => {
     service.requests.reset();
     shards = [];
-    for (let index = 1; index <= count; index += 1) shards.push(await detectDrift(documents, clients, { shard: { index, count } }));
+    for (let index = 1; index <= count; index += 1) shards.push(await detectDrift(desired, clients, { shard: { index, count } }));
     reads = readCounts();
     apiListings = service.requests.count({ operation: "GetApis" });
   });
@@ -170,7 +172,7 @@ describe("a token that may not list APIs", () => {
   afterAll(() => limited.close());
 
   it("makes only the documents that name their API unknown, with the failed listing as the reason", async () => {
-    const report = await detectDrift(documents, limited);
+    const report = await detectDrift(desired, limited);
     const named = report.resources.filter((resource) => resource.outcome === "unknown" && resource.reason?.startsWith("could not read the list of APIs, to find the API named"));
     expect(named.map((resource) => resource.address).filter((address) => address.includes("name:api-6"))).toHaveLength(13);
     expect(named[0]!.reason).toMatch(/^could not read the list of APIs, to find the API named "[\w-]+": apigateway GetApis failed: 403 AccessDeniedException: /);
@@ -179,7 +181,7 @@ describe("a token that may not list APIs", () => {
   });
 
   it("refuses to shard when the documents that name their API cannot be keyed by its ID", async () => {
-    await expect(detectDrift(documents, limited, { shard: { index: 1, count: 2 } })).rejects.toThrow(/GetApis failed: 403 AccessDeniedException/);
+    await expect(detectDrift(desired, limited, { shard: { index: 1, count: 2 } })).rejects.toThrow(/GetApis failed: 403 AccessDeniedException/);
   });
 });
 
@@ -187,7 +189,7 @@ describe("a token that may not read routes", () => {
   it("makes every document of an API unknown with the failed read, and compares the accounts' documents as usual", async () => {
     const limited = createClients({ endpoint: service.url, credentials: new Credentials(NO_ROUTES_TOKEN) });
     try {
-      const report = await detectDrift(documents, limited);
+      const report = await detectDrift(desired, limited);
       const gateway = report.resources.filter((resource) => /^(Route|Integration|Api)\//.test(resource.address));
       const failedReads = gateway.filter((resource) => resource.reason?.match(/^could not read the routes and integrations of API \w+: apigateway GetRoutes failed: 403 AccessDeniedException/));
       // every gateway document but those whose API does not exist (nothing to read) or cannot be resolved by name

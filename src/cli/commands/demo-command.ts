@@ -51,7 +51,8 @@ export async function demoCommand(options: DemoOptions = {}): Promise<number> {
   try {
     say("1/7", `Started the embedded account and API gateway services with the demo world on ${service.url}`, describeWorld(service));
 
-    const { documents } = await loadDesiredState([desiredState]);
+    const desired = await loadDesiredState([desiredState]);
+    const documents = desired.documents;
     const first = await planOrFail(documents, clients);
     say("2/7", `Planned ${shown} (${documents.length} documents) against it:`, [summaryLine(first), describePlan(first)]);
 
@@ -63,7 +64,7 @@ export async function demoCommand(options: DemoOptions = {}): Promise<number> {
 
     say("4/7", "Changed two things behind converge's back, directly through the API clients:", await tamper(clients));
 
-    const drift = await detectDrift(documents, clients);
+    const drift = await detectDrift(desired, clients);
     const drifted = drift.resources.filter((resource) => DRIFT_FOUND.has(resource.outcome));
     if (driftExitCode(drift) !== DRIFT_EXIT.driftFound) throw new CliError(`the drift check after two changes behind converge's back did not find drift (${driftSummaryLine(drift)})`);
     say("5/7", `Drift detected (converge drift would exit 2): ${drifted.length} resource${drifted.length === 1 ? "" : "s"} no longer match${drifted.length === 1 ? "es" : ""} ${shown}:`, describeDrift(drift));
@@ -73,7 +74,7 @@ export async function demoCommand(options: DemoOptions = {}): Promise<number> {
     expectApplied(repair);
     say("6/7", `Repaired the drift by applying again: ${repair.done} update${repair.done === 1 ? "" : "s"}, only to what drifted.`);
 
-    const final = await detectDrift(documents, clients);
+    const final = await detectDrift(desired, clients);
     if (driftExitCode(final) !== DRIFT_EXIT.inSync) throw new CliError(`the drift check after the repair does not come out clean: ${driftSummaryLine(final)}\n${describeDrift(final).join("\n")}`);
     say("7/7", `Drift check: no drift, live state matches ${shown} (${final.summary["in-sync"]} resources in sync).`);
 

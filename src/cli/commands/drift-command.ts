@@ -1,11 +1,11 @@
 import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { extname } from "node:path";
-import { detectDrift } from "../../reconcile/drift.js";
+import { detectDrift, shardBucketOf } from "../../reconcile/drift.js";
 import { driftExitCode, mergeDriftReports, parseDriftReport, type DriftReport, type ShardSpec } from "../../reconcile/drift-report.js";
 import { renderDriftAsJUnit, renderDriftAsMarkdown, renderDriftAsText } from "../../reconcile/render-drift.js";
 import { CliError } from "../cli-error.js";
 import { connect, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
-import { desiredPaths, loadDocuments } from "../desired-input.js";
+import { desiredPaths, loadDesiredInput } from "../desired-input.js";
 
 export interface DriftOutputFlags extends OutputFlags {
   /** Files to write the report to as well, in the format their extension names (.xml JUnit, .json, .md). */
@@ -26,10 +26,12 @@ export type DriftMergeFlags = DriftOutputFlags;
 export async function driftCommand(flags: DriftFlags, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const shard = flags.shard !== undefined ? parseShard(flags.shard, env) : undefined;
   const reportFiles = flags.report.map(reportFormatOf);
-  const documents = await loadDocuments(desiredPaths(flags));
+  // a shard parses only its own documents (and those whose shard only the list of APIs tells)
+  const select = shard && ((key: string) => key.startsWith("api:name:") || shardBucketOf(key, shard.count) === shard.index - 1);
+  const desired = await loadDesiredInput(desiredPaths(flags), [], select ? { select } : {});
   const clients = connect(flags, env);
   try {
-    const report = await detectDrift(documents, clients, { shard, parallelism: flags.parallelism });
+    const report = await detectDrift(desired, clients, { shard, parallelism: flags.parallelism });
     await publish(report, flags, reportFiles, env);
     return driftExitCode(report);
   } finally {

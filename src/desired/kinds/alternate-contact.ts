@@ -13,5 +13,6 @@ export const alternateContactModel: KindModel<AlternateContactDocument> = {
   identity: (document) => `${accountOf(document)}/${document.spec.type}`,
   displayName: (document) => `${accountOf(document)}/${document.spec.type}`,
   readKey: (document) => ({ type: "contact", account: accountOf(document), contactType: document.spec.type }),
+  readKeyFields: [{ path: "account", optional: true }, { path: "spec.type" }],
   crossCheck: () => [],
 };

@@ -8,5 +8,6 @@ export const apiModel: KindModel<ApiDocument> = {
   identity: (document, apiKey = apiRefKey) => apiKey(document.api),
   displayName: (document) => apiRefKey(document.api),
   readKey: (document) => ({ type: "api", ref: document.api }),
+  readKeyFields: [{ path: "api" }],
   crossCheck: () => [],
 };

@@ -23,6 +23,7 @@ export const integrationModel: KindModel<IntegrationDocument> = {
   displayName: (document) => document.name,
   pinned: (document) => document.spec.integrationId !== undefined,
   readKey: (document) => ({ type: "api", ref: document.api }),
+  readKeyFields: [{ path: "api" }],
 
   crossCheck(loaded, index) {
     const document = loaded.document;

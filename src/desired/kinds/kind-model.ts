@@ -4,6 +4,12 @@ import type { ReadKey } from "../read-key.js";
 import type { ApiRef, Document } from "../schema.js";
 import type { ProtocolType } from "../../spec/gateway.js";
 
+/** A field a read key is made of; `optional` when the document may leave it out. */
+export interface ReadKeyField {
+  readonly path: "api" | "account" | `spec.${string}`;
+  readonly optional?: boolean;
+}
+
 /** How API references are compared: as written (offline), or by the apiId they resolve to (at plan time). */
 export type ApiKeyOf = (ref: ApiRef) => string;
 
@@ -38,6 +44,11 @@ export interface KindModel<D extends Document = Document> {
   pinned?(document: D): boolean;
   /** What the document needs read to be compared (and the drift shard it belongs to). */
   readKey(document: D): ReadKey;
+  /**
+   * The fields readKey reads, so that a document's read key can be found in its text without
+   * parsing the document (src/desired/read-key-scan.ts): a top-level field, or `spec.<field>`.
+   */
+  readonly readKeyFields: ReadonlyArray<ReadKeyField>;
   /** Checks against the other documents, before any call. */
   crossCheck(document: LoadedDocument<D>, index: DocumentIndex): DesiredStateProblem[];
 }

@@ -8,5 +8,6 @@ export const regionOptInModel: KindModel<RegionOptInDocument> = {
   identity: (document) => `${accountOf(document)}/${document.spec.region}`,
   displayName: (document) => `${accountOf(document)}/${document.spec.region}`,
   readKey: (document) => ({ type: "regions", account: accountOf(document) }),
+  readKeyFields: [{ path: "account", optional: true }],
   crossCheck: () => [],
 };

@@ -13,6 +13,7 @@ export const routeModel: KindModel<RouteDocument> = {
   displayName: (document) => document.name ?? document.spec.routeKey,
   pinned: (document) => document.spec.routeId !== undefined,
   readKey: (document) => ({ type: "api", ref: document.api }),
+  readKeyFields: [{ path: "api" }],
 
   crossCheck(loaded, index) {
     const document = loaded.document;

@@ -45,10 +45,10 @@ export function adminClients(url: string, retry: Partial<RetryPolicy> = {}): Cli
  * Writes `files` (name → text) into a fresh temporary directory and loads it with the real loader
  * (recursive, sorted, validated, cross-checked). Returns the documents and the directory.
  */
-export async function writeAndLoad(files: Readonly<Record<string, string>>): Promise<{ documents: LoadedDocument[]; directory: string }> {
+export async function writeAndLoad(files: Readonly<Record<string, string>>): Promise<{ documents: LoadedDocument[]; fingerprint: string; directory: string }> {
   const directory = await writeDesiredFiles(files);
-  const { documents } = await loadDesiredState([directory]);
-  return { documents: [...documents], directory };
+  const { documents, fingerprint } = await loadDesiredState([directory]);
+  return { documents: [...documents], fingerprint, directory };
 }
 
 export async function writeDesiredFiles(files: Readonly<Record<string, string>>): Promise<string> {
