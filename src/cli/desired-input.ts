@@ -35,8 +35,7 @@ export function desiredPaths(flags: { readonly file: ReadonlyArray<string>; read
  */
 export async function loadDesiredInput(paths: ReadonlyArray<string>, targets: ReadonlyArray<string> = [], options: LoadOptions = {}): Promise<DesiredState> {
   if (paths.length === 0) throw new CliError("no desired state: pass -f FILE_OR_DIRECTORY (repeatable)");
-  const desired = await loadDesiredState(paths, options);
-  for (const warning of desired.warnings) process.stderr.write(`converge: warning: ${warning}\n`);
+  const desired = await loadDesiredState(paths, { ...options, onWarning: (warning) => process.stderr.write(`converge: warning: ${warning}\n`) });
   return targets.length === 0 ? desired : { ...desired, documents: selectTargets(desired.documents, targets) };
 }
 

@@ -45,7 +45,8 @@ program
   .command("validate")
   .description("check desired-state files offline: schema, per-protocol rules where declared, cross-document references")
   .option("-f, --file <path>", "desired-state file or directory (repeatable)", repeatable, [])
-  .action(async (options: { file: string[] }) => {
+  .addOption(new Option("--output <format>", "result format (json: every problem, on stdout)").choices(["text", "json"]).default("text"))
+  .action(async (options: { file: string[]; output: "text" | "json" }) => {
     const { validateCommand } = await import("./commands/validate-command.js");
     process.exitCode = await validateCommand(options);
   });
@@ -145,6 +146,12 @@ program
 
 program.addOption(new Option("--debug", "print stack traces of unexpected errors").hideHelp());
 
+/** The --output of the command that runs, for reporting its errors in that format. */
+let outputFormat: string | undefined;
+program.hook("preAction", (_program, command) => {
+  outputFormat = (command.opts() as { output?: string }).output;
+});
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
@@ -156,6 +163,10 @@ function reportError(error: unknown): number {
   const code = (error as { code?: string }).code;
   if (typeof code === "string" && code.startsWith("commander.")) {
     return code === "commander.helpDisplayed" || code === "commander.version" || code === "commander.help" ? 0 : 1;
+  }
+  if (isDesiredStateError(error) && outputFormat === "json") {
+    // for machines, every problem on stdout; for people, the listed ones on stderr
+    process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: `desired state is not valid (${error.problems.length} problem${error.problems.length === 1 ? "" : "s"})`, problems: error.problems } }, null, 2)}\n`);
   }
   if (isDesiredStateError(error) || isConvergeError(error) || (error as { code?: string }).code === "CONVERGE_CLI") {
     process.stderr.write(`converge: ${(error as Error).message}\n`);

@@ -18,7 +18,14 @@ export function formatProblem(problem: DesiredStateProblem): string {
   return `${problem.file}:${problem.line}:${problem.column}: ${problem.path ? `${problem.path}: ` : ""}${problem.message}`;
 }
 
-/** The desired state is not valid; every problem found is listed, and nothing was called or changed. */
+/** How many problems a message lists; the error's `problems` holds every one (`--output json` prints them all). */
+export const LISTED_PROBLEMS = 50;
+
+/**
+ * The desired state is not valid; nothing was called or changed. `problems` holds every problem
+ * found; the message lists the first LISTED_PROBLEMS (a mistake repeated in thousands of documents
+ * would otherwise print thousands of lines) and says how many more there are.
+ */
 export class DesiredStateError extends Error {
   readonly code = "CONVERGE_DESIRED_STATE" as const;
   readonly [BRAND] = true;
@@ -26,7 +33,9 @@ export class DesiredStateError extends Error {
 
   constructor(problems: ReadonlyArray<DesiredStateProblem>) {
     const count = problems.length;
-    super(`desired state is not valid (${count} problem${count === 1 ? "" : "s"}):\n${problems.map((p) => `  ${formatProblem(p)}`).join("\n")}`);
+    const listed = problems.slice(0, LISTED_PROBLEMS).map((p) => `  ${formatProblem(p)}`);
+    if (count > LISTED_PROBLEMS) listed.push(`  … and ${count - LISTED_PROBLEMS} more (--output json lists every problem)`);
+    super(`desired state is not valid (${count} problem${count === 1 ? "" : "s"}):\n${listed.join("\n")}`);
     this.name = "DesiredStateError";
     this.problems = problems;
   }

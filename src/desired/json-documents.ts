@@ -1,6 +1,6 @@
 import { visit } from "jsonc-parser";
 import type { LineIndex } from "./line-index.js";
-import { RawDocument, type TextRegion } from "./raw-document.js";
+import { NO_PREFIX, RawDocument, type TextRegion } from "./raw-document.js";
 import { parseComposedRegion, type ParsedDocuments } from "./yaml-documents.js";
 
 /**
@@ -26,9 +26,9 @@ export function parseJsonText(text: string, file: string, lines: LineIndex, out:
   }
   const origin = { file, text, lines, region, documentIndex: 0, regionRootOffset: layout.rootOffset };
   if (Array.isArray(value)) {
-    value.forEach((item, position) => out.documents.push(new RawDocument(item, { ...origin, prefix: [position], rootOffset: layout.itemOffsets[position] })));
+    value.forEach((item, position) => out.documents.push(new RawDocument(item, origin, [position], layout.itemOffsets[position])));
   } else {
-    out.documents.push(new RawDocument(value, { ...origin, prefix: [], rootOffset: layout.rootOffset }));
+    out.documents.push(new RawDocument(value, origin, NO_PREFIX, layout.rootOffset));
   }
 }
 

@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
-import { createReadStream, readFileSync, readdirSync, statSync } from "node:fs";
+import { createReadStream, readFileSync, readdirSync, statSync, type Dirent, type Stats } from "node:fs";
 import { extname, join, relative } from "node:path";
 import { describeZodIssues, formatPath, isPlainObject, pinpointZodIssues, renderValue } from "../spec/field-issues.js";
 import { crossCheckDocuments } from "./cross-check.js";
 import { DesiredStateError, type DesiredStateProblem, type SourceLocation } from "./desired-state-error.js";
 import { parseJsonText } from "./json-documents.js";
 import { LineIndex } from "./line-index.js";
-import type { RawDocument, TextRegion } from "./raw-document.js";
+import { FileDocument, type RawDocument, type TextRegion } from "./raw-document.js";
 import { DOCUMENT_SCHEMAS, KINDS, type Document, type Kind } from "./schema.js";
 import { parseYamlText, splitYamlDocuments, type ParsedDocuments } from "./yaml-documents.js";
 import { modelOf } from "./kinds/registry.js";
@@ -45,10 +45,16 @@ export interface LoadOptions {
    * read key). @default every document
    */
   readonly select?: (readKey: string) => boolean;
+  /** Told each warning as it is found (they are also in DesiredState.warnings, when the load succeeds). */
+  readonly onWarning?: (warning: string) => void;
 }
 
 /** The largest desired-state file converge reads; a larger one is refused before it is read. */
-export const MAX_FILE_BYTES = 32 * 1024 * 1024;
+/**
+ * The largest desired-state file converge reads; a larger one is refused before it is read. At this
+ * size a file of the smallest documents (about 300,000 RegionOptIn documents) loads in under 500 MiB.
+ */
+export const MAX_FILE_BYTES = 16 * 1024 * 1024;
 
 const EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
 
@@ -64,13 +70,8 @@ export async function loadDesiredState(paths: ReadonlyArray<string>, options: Lo
   const warnings: string[] = [];
   const files: string[] = [];
   const display = (file: string) => relative(cwd, file) || file;
-  for (const path of paths) {
-    try {
-      collectFiles(path, files, warnings, display, true);
-    } catch (error) {
-      problems.push({ file: path, line: 1, column: 1, path: "", message: `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
-    }
-  }
+  for (const path of paths) collectFiles(path, { files, warnings, problems, display }, true);
+  for (const warning of warnings) options.onWarning?.(warning);
   const fingerprint = createHash("sha256");
   const documents: LoadedDocument[] = [];
   let skipped = 0;
@@ -106,20 +107,27 @@ export async function loadDesiredState(paths: ReadonlyArray<string>, options: Lo
  * read synchronously, here and for regular files below: loading is all a command does until it is
  * done, and a call through the thread pool per file and per entry cost more than the reads.
  */
-function collectFiles(path: string, files: string[], warnings: string[], display: (file: string) => string, explicit: boolean): void {
-  const info = statSync(path);
-  if (!info.isDirectory()) {
-    if (explicit) files.push(path);
+function collectFiles(path: string, walk: Walk, explicit: boolean): void {
+  const { files, warnings, display } = walk;
+  let entries: Dirent[];
+  try {
+    if (!statSync(path).isDirectory()) {
+      if (explicit) files.push(path);
+      return;
+    }
+    entries = readdirSync(path, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  } catch (error) {
+    const name = explicit ? path : display(path);
+    walk.problems.push({ file: name, line: 1, column: 1, path: "", message: `cannot read ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
     return;
   }
-  const entries = readdirSync(path, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
     // hidden entries are never desired state; a Kubernetes ConfigMap volume holds its files twice,
     // once under a hidden timestamped directory
     if (entry.name.startsWith(".")) continue;
     const full = join(path, entry.name);
     if (entry.isDirectory()) {
-      collectFiles(full, files, warnings, display, false);
+      collectFiles(full, walk, false);
       continue;
     }
     const wanted = EXTENSIONS.has(extname(entry.name)) && !entry.name.endsWith(".schema.json");
@@ -127,15 +135,37 @@ function collectFiles(path: string, files: string[], warnings: string[], display
       if (wanted) files.push(full);
       continue;
     }
-    // a symbolic link is read when it leads to a regular file (a ConfigMap volume's files are links)
-    const target = entry.isSymbolicLink() ? statSync(full, { throwIfNoEntry: false }) : undefined;
-    if (target?.isFile()) {
-      if (wanted) files.push(full);
-    } else if (entry.isSymbolicLink()) {
-      warnings.push(`skipped ${display(full)}: ${target?.isDirectory() ? "a symbolic link to a directory (not followed)" : target ? `a symbolic link to ${describeSpecialFile(target)}` : "a symbolic link that leads nowhere"}`);
-    } else {
-      warnings.push(`skipped ${display(full)}: ${describeSpecialFile(entry)} is not a regular file`);
+    // a FIFO, socket or device named like desired state is not read (a FIFO would block the walk)
+    if (!entry.isSymbolicLink()) {
+      if (wanted) warnings.push(`skipped ${display(full)}: ${describeSpecialFile(entry)} is not a regular file`);
+      continue;
     }
+    // a symbolic link is read when it leads to a regular file (a ConfigMap volume's files are links)
+    const target = linkTarget(full);
+    if (typeof target === "object" && target.isFile()) {
+      if (wanted) files.push(full);
+    } else if (typeof target === "object" && target.isDirectory()) {
+      warnings.push(`skipped ${display(full)}: a symbolic link to a directory (not followed)`);
+    } else if (wanted) {
+      warnings.push(`skipped ${display(full)}: ${typeof target === "string" ? `a symbolic link that leads nowhere (${target})` : `a symbolic link to ${describeSpecialFile(target)}`}`);
+    }
+  }
+}
+
+/** What a directory walk collects, and what it found wrong. */
+interface Walk {
+  readonly files: string[];
+  readonly warnings: string[];
+  readonly problems: DesiredStateProblem[];
+  readonly display: (file: string) => string;
+}
+
+/** What a symbolic link leads to, or why it leads nowhere (ENOENT, ELOOP, …). */
+function linkTarget(link: string): Stats | string {
+  try {
+    return statSync(link);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
   }
 }
 
@@ -272,5 +302,5 @@ export function validateDocument(raw: RawDocument): { document: LoadedDocument }
   if (!result.success) {
     return { problems: describeZodIssues(pinpointZodIssues(result.error.issues), value).map((issue) => problem(issue.path ?? [], issue.message)) };
   }
-  return { document: { document: result.data as Document, source: raw.source, locate: raw.locate } };
+  return { document: new FileDocument(result.data as Document, raw.locator) };
 }

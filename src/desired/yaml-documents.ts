@@ -3,7 +3,7 @@ import type * as JsYaml from "js-yaml";
 import type { Event } from "js-yaml";
 import type { DesiredStateProblem } from "./desired-state-error.js";
 import type { LineIndex } from "./line-index.js";
-import { RawDocument, rememberComposed, type TextRegion } from "./raw-document.js";
+import { NO_PREFIX, RawDocument, rememberComposed, type TextRegion } from "./raw-document.js";
 import { composeDocuments, yamlLibrary } from "./yaml-library.js";
 
 /**
@@ -167,15 +167,15 @@ function parseBatch(text: string, regions: ReadonlyArray<TextRegion>, file: stri
     if (aliases > 0) {
       const refusal = expansionRefusal(value);
       if (refusal) {
-        out.problems.push(problemAtDocument(new RawDocument(value, { ...origin, prefix: [], rootOffset: regionRootOffset }), refusal));
+        out.problems.push(problemAtDocument(new RawDocument(value, origin, NO_PREFIX, regionRootOffset), refusal));
         continue;
       }
     }
     if (root.type === EVENT_SEQUENCE) {
       const list = value as unknown[];
-      items.forEach((item, position) => out.documents.push(new RawDocument(list[position], { ...origin, prefix: [position], rootOffset: isCollection(item) ? inFile(positionOf(item)).offset : undefined })));
+      items.forEach((item, position) => out.documents.push(new RawDocument(list[position], origin, [position], isCollection(item) ? inFile(positionOf(item)).offset : undefined)));
     } else {
-      out.documents.push(new RawDocument(value, { ...origin, prefix: [], rootOffset: regionRootOffset }));
+      out.documents.push(new RawDocument(value, origin, NO_PREFIX, regionRootOffset));
     }
   }
 }
@@ -253,20 +253,20 @@ export function parseComposedRegion(text: string, region: TextRegion, file: stri
     try {
       value = yamlDocument.toJS({ maxAliasCount: MAX_EXPANDED_VALUES });
     } catch (error) {
-      out.problems.push(problemAtDocument(new RawDocument(undefined, { ...origin, prefix: [], rootOffset: regionRootOffset }), `the document cannot be read: ${(error as Error).message}`));
+      out.problems.push(problemAtDocument(new RawDocument(undefined, origin, NO_PREFIX, regionRootOffset), `the document cannot be read: ${(error as Error).message}`));
       return;
     }
     const refusal = expansionRefusal(value);
     if (refusal) {
-      out.problems.push(problemAtDocument(new RawDocument(value, { ...origin, prefix: [], rootOffset: regionRootOffset }), refusal));
+      out.problems.push(problemAtDocument(new RawDocument(value, origin, NO_PREFIX, regionRootOffset), refusal));
     } else if (isSeq(contents)) {
       const list = value as unknown[];
       contents.items.forEach((item, position) => {
         const start = (item as { range?: [number, number, number] }).range?.[0];
-        out.documents.push(new RawDocument(list[position], { ...origin, prefix: [position], rootOffset: start === undefined ? undefined : region.start + start }));
+        out.documents.push(new RawDocument(list[position], origin, [position], start === undefined ? undefined : region.start + start));
       });
     } else {
-      out.documents.push(new RawDocument(value, { ...origin, prefix: [], rootOffset: regionRootOffset }));
+      out.documents.push(new RawDocument(value, origin, NO_PREFIX, regionRootOffset));
     }
   });
 }

@@ -96,7 +96,14 @@ const styleArbitrary = fc.record({
   comment: fc.option(fc.constantFrom("# note", "#: not a key", "  # indented"), { nil: undefined }),
 });
 
-function render(documents: ReadonlyArray<Record<string, unknown>>, style: fc.RecordValue<{ flowLevel: number; defaultStringType: "PLAIN" | "QUOTE_DOUBLE" | "QUOTE_SINGLE"; indent: number; comment: string | undefined }>): string {
+interface Style {
+  readonly flowLevel: number;
+  readonly defaultStringType: "PLAIN" | "QUOTE_DOUBLE" | "QUOTE_SINGLE";
+  readonly indent: number;
+  readonly comment: string | undefined;
+}
+
+function render(documents: ReadonlyArray<Record<string, unknown>>, style: Style): string {
   return documents.map((document) => {
     const clean = JSON.parse(JSON.stringify(document)) as Record<string, unknown>;
     let body = stringify(clean, { indent: style.indent, defaultStringType: style.defaultStringType, defaultKeyType: "PLAIN", lineWidth: 0, collectionStyle: style.flowLevel === 1 ? "flow" : "any" });
