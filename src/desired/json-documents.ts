@@ -26,9 +26,9 @@ export function parseJsonText(text: string, file: string, lines: LineIndex, out:
   }
   const origin = { file, text, lines, region, documentIndex: 0, regionRootOffset: layout.rootOffset };
   if (Array.isArray(value)) {
-    value.forEach((item, position) => out.documents.push(new RawDocument(item, origin, [position], layout.itemOffsets[position])));
+    value.forEach((item, position) => out.entries.push(new RawDocument(item, origin, [position], layout.itemOffsets[position])));
   } else {
-    out.documents.push(new RawDocument(value, origin, NO_PREFIX, layout.rootOffset));
+    out.entries.push(new RawDocument(value, origin, NO_PREFIX, layout.rootOffset));
   }
 }
 

@@ -6,7 +6,7 @@ import { crossCheckDocuments } from "./cross-check.js";
 import { DesiredStateError, type DesiredStateProblem, type SourceLocation } from "./desired-state-error.js";
 import { parseJsonText } from "./json-documents.js";
 import { LineIndex } from "./line-index.js";
-import { FileDocument, type RawDocument, type TextRegion } from "./raw-document.js";
+import { FileDocument, RawDocument, type TextRegion } from "./raw-document.js";
 import { DOCUMENT_SCHEMAS, KINDS, type Document, type Kind } from "./schema.js";
 import { parseYamlText, splitYamlDocuments, type ParsedDocuments } from "./yaml-documents.js";
 import { modelOf } from "./kinds/registry.js";
@@ -213,8 +213,11 @@ export function parseDesiredText(text: string, file: string): { documents: Loade
 }
 
 function validateInto(parsed: ParsedDocuments, documents: LoadedDocument[], problems: DesiredStateProblem[], keep?: (raw: RawDocument, document: Document) => boolean): void {
-  for (const problem of parsed.problems) problems.push(problem);
-  for (const raw of parsed.documents) {
+  for (const raw of parsed.entries) {
+    if (!(raw instanceof RawDocument)) {
+      problems.push(raw);
+      continue;
+    }
     const result = validateDocument(raw);
     if (!("document" in result)) for (const problem of result.problems) problems.push(problem);
     else if (!keep || keep(raw, result.document.document)) documents.push(result.document);
@@ -229,18 +232,22 @@ function validateInto(parsed: ParsedDocuments, documents: LoadedDocument[], prob
  */
 function parseSelected(text: string, file: string, select: (readKey: string) => boolean): { parsed: ParsedDocuments; skipped: number; keep: (raw: RawDocument, document: Document) => boolean } {
   const lines = new LineIndex(text);
-  const parsed: ParsedDocuments = { documents: [], problems: [] };
+  const parsed: ParsedDocuments = { entries: [] };
   const scanned = new Map<unknown, string>();
   let skipped = 0;
   if (file.endsWith(".json")) {
-    const all: ParsedDocuments = { documents: [], problems: parsed.problems };
+    const all: ParsedDocuments = { entries: [] };
     parseJsonText(text, file, lines, all);
-    for (const raw of all.documents) {
+    for (const raw of all.entries) {
+      if (!(raw instanceof RawDocument)) {
+        parsed.entries.push(raw);
+        continue;
+      }
       const key = readKeyOfValue(raw.value);
       if (key !== undefined && !select(key)) skipped += 1;
       else {
         if (key !== undefined) scanned.set(raw, key);
-        parsed.documents.push(raw);
+        parsed.entries.push(raw);
       }
     }
   } else {
@@ -274,7 +281,7 @@ function parseSelected(text: string, file: string, select: (readKey: string) => 
  */
 export function parseDocuments(text: string, file: string): ParsedDocuments {
   const lines = new LineIndex(text);
-  const out: ParsedDocuments = { documents: [], problems: [] };
+  const out: ParsedDocuments = { entries: [] };
   if (file.endsWith(".json")) {
     parseJsonText(text, file, lines, out);
   } else {

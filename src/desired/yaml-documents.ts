@@ -13,10 +13,12 @@ import { composeDocuments, yamlLibrary } from "./yaml-library.js";
  */
 const { EVENT_ALIAS, EVENT_DOCUMENT, EVENT_MAPPING, EVENT_POP, EVENT_SCALAR, EVENT_SEQUENCE, SCALAR_STYLE_PLAIN, constructFromEvents, parseEvents } = createRequire(import.meta.url)("js-yaml") as typeof JsYaml;
 
-/** Documents parsed from one file, and the problems of those that could not be. */
+/**
+ * What parsing one file gives, in the file's order: each document, or the problem of what could not
+ * be parsed (so that problems are listed in the order of the file).
+ */
 export interface ParsedDocuments {
-  readonly documents: RawDocument[];
-  readonly problems: DesiredStateProblem[];
+  readonly entries: Array<RawDocument | DesiredStateProblem>;
 }
 
 /** The most values one document may hold once its YAML aliases are expanded (a larger one is an alias bomb). */
@@ -167,15 +169,15 @@ function parseBatch(text: string, regions: ReadonlyArray<TextRegion>, file: stri
     if (aliases > 0) {
       const refusal = expansionRefusal(value);
       if (refusal) {
-        out.problems.push(problemAtDocument(new RawDocument(value, origin, NO_PREFIX, regionRootOffset), refusal));
+        out.entries.push(problemAtDocument(new RawDocument(value, origin, NO_PREFIX, regionRootOffset), refusal));
         continue;
       }
     }
     if (root.type === EVENT_SEQUENCE) {
       const list = value as unknown[];
-      items.forEach((item, position) => out.documents.push(new RawDocument(list[position], origin, [position], isCollection(item) ? inFile(positionOf(item)).offset : undefined)));
+      items.forEach((item, position) => out.entries.push(new RawDocument(list[position], origin, [position], isCollection(item) ? inFile(positionOf(item)).offset : undefined)));
     } else {
-      out.documents.push(new RawDocument(value, origin, NO_PREFIX, regionRootOffset));
+      out.entries.push(new RawDocument(value, origin, NO_PREFIX, regionRootOffset));
     }
   }
 }
@@ -241,7 +243,7 @@ export function parseComposedRegion(text: string, region: TextRegion, file: stri
     if (yamlDocument.errors.length > 0) {
       for (const error of yamlDocument.errors) {
         const { line, column } = lines.position(region.start + error.pos[0]);
-        out.problems.push({ file, line, column, path: "", message: `not valid ${language}: ${error.message.split("\n")[0]}` });
+        out.entries.push({ file, line, column, path: "", message: `not valid ${language}: ${error.message.split("\n")[0]}` });
       }
       return;
     }
@@ -253,20 +255,20 @@ export function parseComposedRegion(text: string, region: TextRegion, file: stri
     try {
       value = yamlDocument.toJS({ maxAliasCount: MAX_EXPANDED_VALUES });
     } catch (error) {
-      out.problems.push(problemAtDocument(new RawDocument(undefined, origin, NO_PREFIX, regionRootOffset), `the document cannot be read: ${(error as Error).message}`));
+      out.entries.push(problemAtDocument(new RawDocument(undefined, origin, NO_PREFIX, regionRootOffset), `the document cannot be read: ${(error as Error).message}`));
       return;
     }
     const refusal = expansionRefusal(value);
     if (refusal) {
-      out.problems.push(problemAtDocument(new RawDocument(value, origin, NO_PREFIX, regionRootOffset), refusal));
+      out.entries.push(problemAtDocument(new RawDocument(value, origin, NO_PREFIX, regionRootOffset), refusal));
     } else if (isSeq(contents)) {
       const list = value as unknown[];
       contents.items.forEach((item, position) => {
         const start = (item as { range?: [number, number, number] }).range?.[0];
-        out.documents.push(new RawDocument(list[position], origin, [position], start === undefined ? undefined : region.start + start));
+        out.entries.push(new RawDocument(list[position], origin, [position], start === undefined ? undefined : region.start + start));
       });
     } else {
-      out.documents.push(new RawDocument(value, origin, NO_PREFIX, regionRootOffset));
+      out.entries.push(new RawDocument(value, origin, NO_PREFIX, regionRootOffset));
     }
   });
 }
