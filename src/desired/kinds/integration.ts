@@ -1,5 +1,4 @@
 import { apiRefKey } from "../api-ref.js";
-import { canonicalJson } from "../canonical-json.js";
 import type { IntegrationDocument } from "../schema.js";
 import { commonGatewayProblems } from "./gateway-checks.js";
 import { groupBy, problemAt, type ApiKeyOf, type KindModel } from "./kind-model.js";
@@ -7,9 +6,9 @@ import { groupBy, problemAt, type ApiKeyOf, type KindModel } from "./kind-model.
 /** The fields that identify an integration when no integrationId is pinned (DESIGN.md §3). */
 export const NATURAL_KEY_FIELDS = ["integrationType", "integrationUri", "integrationMethod", "connectionType", "connectionId", "integrationSubtype"] as const;
 
-/** The API and natural key of a document, as one comparable string. */
+/** The API and natural key of a document, as one comparable string (the key fields are strings, so plain JSON is canonical). */
 function naturalKeyOf(document: IntegrationDocument, apiKey: ApiKeyOf): string {
-  return `${apiKey(document.api)}\u0000${canonicalJson(NATURAL_KEY_FIELDS.map((field) => document.spec[field] ?? null))}`;
+  return `${apiKey(document.api)}\u0000${JSON.stringify(NATURAL_KEY_FIELDS.map((field) => document.spec[field] ?? null))}`;
 }
 
 /**
