@@ -121,39 +121,38 @@ function parseBatch(text: string, regions: ReadonlyArray<TextRegion>, file: stri
     else for (const region of regions) parseBatch(text, [region], file, lines, out);
     return;
   }
-  /** The region a batch offset falls in, and the file offset it stands for. */
+  // documents come in the order of the pieces: the piece of an offset is found walking forward
+  let piece = 0;
   const inFile = (offset: number): { region: TextRegion; offset: number } => {
-    let low = 0;
-    let high = pieces.length - 1;
-    while (low < high) {
-      const middle = (low + high + 1) >> 1;
-      if (pieces[middle]!.at <= offset) low = middle;
-      else high = middle - 1;
-    }
-    const piece = pieces[low]!;
-    return { region: piece.region, offset: piece.region.start + offset - piece.at };
+    while (piece + 1 < pieces.length && pieces[piece + 1]!.at <= offset) piece += 1;
+    const { region, at } = pieces[piece]!;
+    return { region, offset: region.start + offset - at };
   };
 
-  let documentIndex = -1;
-  let depth = 0;
-  let aliases = 0;
+  // each document's root node, and the items of a root list; depth is followed only inside a list
   const documents: Array<{ readonly index: number; root?: Event; readonly items: Event[] }> = [];
+  let aliases = 0;
+  let depth = 0;
+  let current: { readonly index: number; root?: Event; readonly items: Event[] } | undefined;
   for (const event of events) {
-    if (event.type === EVENT_POP) {
-      depth -= 1;
+    const type = event.type;
+    if (type === EVENT_DOCUMENT) {
+      current = { index: documents.length, items: [] };
+      documents.push(current);
       continue;
     }
-    if (event.type === EVENT_DOCUMENT) {
-      documentIndex += 1;
-      documents.push({ index: documentIndex, items: [] });
+    if (type === EVENT_ALIAS) aliases += 1;
+    if (current!.root === undefined) {
+      if (type === EVENT_POP) continue;
+      current!.root = event;
       depth = 1;
-      continue;
+    } else if (current!.root.type === EVENT_SEQUENCE && depth > 0) {
+      if (type === EVENT_POP) depth -= 1;
+      else {
+        if (depth === 1) current!.items.push(event);
+        if (type === EVENT_MAPPING || type === EVENT_SEQUENCE) depth += 1;
+      }
     }
-    if (event.type === EVENT_ALIAS) aliases += 1;
-    const current = documents[documents.length - 1]!;
-    if (depth === 1) current.root = event;
-    else if (depth === 2 && current.root?.type === EVENT_SEQUENCE) current.items.push(event);
-    if (event.type === EVENT_MAPPING || event.type === EVENT_SEQUENCE) depth += 1;
   }
   // a region holds one document, but for a stream with directives (one region): count them per region
   const perRegion = new Map<TextRegion, number>();

@@ -6,9 +6,11 @@ import { groupBy, problemAt, type ApiKeyOf, type KindModel } from "./kind-model.
 /** The fields that identify an integration when no integrationId is pinned (DESIGN.md §3). */
 export const NATURAL_KEY_FIELDS = ["integrationType", "integrationUri", "integrationMethod", "connectionType", "connectionId", "integrationSubtype"] as const;
 
-/** The API and natural key of a document, as one comparable string (the key fields are strings, so plain JSON is canonical). */
+/** The API and natural key of a document, as one comparable string (the key fields are strings or absent). */
 function naturalKeyOf(document: IntegrationDocument, apiKey: ApiKeyOf): string {
-  return `${apiKey(document.api)}\u0000${JSON.stringify(NATURAL_KEY_FIELDS.map((field) => document.spec[field] ?? null))}`;
+  let key = apiKey(document.api);
+  for (const field of NATURAL_KEY_FIELDS) key += `\u0000${document.spec[field] ?? "\u0001"}`;
+  return key;
 }
 
 /**
