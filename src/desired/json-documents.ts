@@ -1,4 +1,5 @@
-import { visit } from "jsonc-parser";
+import { createRequire } from "node:module";
+import type * as JsoncParser from "jsonc-parser";
 import type { LineIndex } from "./line-index.js";
 import { NO_PREFIX, RawDocument, type TextRegion } from "./raw-document.js";
 import { parseComposedRegion, type ParsedDocuments } from "./yaml-documents.js";
@@ -30,6 +31,14 @@ export function parseJsonText(text: string, file: string, lines: LineIndex, out:
   } else {
     out.entries.push(new RawDocument(value, origin, NO_PREFIX, layout.rootOffset));
   }
+}
+
+let jsoncParser: typeof JsoncParser | undefined;
+
+/** jsonc-parser, loaded when the first JSON file is read (a run of YAML files never loads it). */
+function visit(...args: Parameters<typeof JsoncParser.visit>): ReturnType<typeof JsoncParser.visit> {
+  jsoncParser ??= createRequire(import.meta.url)("jsonc-parser") as typeof JsoncParser;
+  return jsoncParser.visit(...args);
 }
 
 /** Where a JSON text's root value and the items of a root array start, and whether some object repeats a key. */
