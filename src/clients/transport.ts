@@ -101,13 +101,16 @@ export class Transport {
   readonly #send: Send;
   readonly #timeouts: Timeouts;
   readonly #redact = (text: string): string => this.#credentials.redact(text);
-  /** Decodes an error answer with every text that can reach a message redacted (a server may echo the token). */
+  /**
+   * Decodes an error answer with every text that can reach a message redacted (a server may echo the
+   * token): the raw text before decoding, and every string decoded from it.
+   */
   readonly #decode = (request: WireRequest, response: WireResponse): ConvergeError => decodeError(request, {
     ...response,
     text: this.#redact(response.text),
     errorType: response.errorType === undefined ? undefined : this.#redact(response.errorType),
     requestId: response.requestId === undefined ? undefined : this.#redact(response.requestId),
-  });
+  }, this.#redact);
   /** The headers of a request without a body, and of one with a JSON body (shared, never mutated). */
   readonly #plainHeaders: Readonly<Record<string, string>>;
   readonly #jsonHeaders: Readonly<Record<string, string>>;
@@ -233,8 +236,12 @@ function toTransportError(request: WireRequest, error: unknown, redact: (text: s
   return new TransportError(request.service, request.operation, code, detail, !NEVER_DELIVERED.has(code ?? ""));
 }
 
-/** The error a non-2xx answer means: an ApiError from `x-svc-ErrorType` and the body. */
-export function decodeError(request: WireRequest, response: WireResponse): ConvergeError {
+/**
+ * The error a non-2xx answer means: an ApiError from `x-svc-ErrorType` and the body. `redact` is
+ * applied to every string taken from the decoded body (JSON escapes hide what redacting the raw
+ * text looks for).
+ */
+export function decodeError(request: WireRequest, response: WireResponse, redact: (text: string) => string = (text) => text): ConvergeError {
   let body: Record<string, unknown> = {};
   try {
     const parsed: unknown = response.text ? JSON.parse(response.text) : {};
@@ -242,9 +249,10 @@ export function decodeError(request: WireRequest, response: WireResponse): Conve
   } catch {
     // a non-JSON error body still makes an ApiError; its status and header say what happened
   }
-  const text = (key: string) => (typeof body[key] === "string" ? (body[key] as string) : undefined);
+  const text = (key: string) => (typeof body[key] === "string" ? redact(body[key] as string) : undefined);
   const fieldList = Array.isArray(body.fieldList)
     ? body.fieldList.filter((f): f is { name: string; message: string } => typeof f?.name === "string" && typeof f?.message === "string")
+      .map((field) => ({ name: redact(field.name), message: redact(field.message) }))
     : undefined;
   return new ApiError({
     service: request.service,

@@ -22,7 +22,47 @@ import { answer, closedPort, clientsFor, FAST_RETRY, rejectionOf, SEEDED_API_ID,
 const SECRET = "tok-SECRET-5f1e9c";
 /** A second distinctive token the service does not know. */
 const UNKNOWN_SECRET = "tok-SECRET-unknown-3b7d";
-const SECRETS = [SECRET, UNKNOWN_SECRET];
+/** A token of characters that JSON, percent-encoding and HTML escape (`/` is what JSON may write `\/`). */
+const ESCAPING_SECRET = `tok/SECRET+9a=b&c<d>"e\\f'g~%h`;
+const SECRETS = [SECRET, UNKNOWN_SECRET, ESCAPING_SECRET];
+
+/**
+ * `text`, and `text` with every encoding the foreign server uses undone once, twice and three times
+ * (so an echo encoded twice is found too): JSON escapes, percent-encoding, HTML numeric character
+ * references. A leak shows in at least one of them.
+ */
+function decodeEchoes(text: string): string[] {
+  const rounds = [text];
+  for (let round = 0; round < 3; round += 1) {
+    rounds.push(rounds[round]!
+      .replace(/\\(u[0-9a-f]{4}|.)/gi, (_match, escaped: string) => (escaped.length === 5 ? String.fromCharCode(Number.parseInt(escaped.slice(1), 16)) : escaped))
+      .replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+        try {
+          return decodeURIComponent(run);
+        } catch {
+          return run;
+        }
+      })
+      .replace(/&#x([0-9a-f]+);/gi, (_match, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)))
+      .replace(/&#(\d+);/g, (_match, digits: string) => String.fromCodePoint(Number(digits))));
+  }
+  return rounds;
+}
+
+const showsSecret = (text: string, secret: string) => decodeEchoes(text).some((decoded) => decoded.includes(secret));
+
+/** The ways the foreign server echoes the Authorization header back, each undone by {@link decodeEchoes}. */
+const ECHO_ENCODINGS: Readonly<Record<string, (text: string) => string>> = {
+  "JSON with / written \\/": (text) => JSON.stringify(text).slice(1, -1).replaceAll("/", "\\/"),
+  "JSON with every symbol as \\u00XX": (text) => [...text].map((c) => (/[a-z0-9 ]/i.test(c) ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)).join(""),
+  "JSON with every character as \\uXXXX (upper case)": (text) => [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`).join(""),
+  "percent-encoded": (text) => encodeURIComponent(text),
+  "percent-encoded in lower case": (text) => encodeURIComponent(text).replace(/%[0-9A-F]{2}/g, (byte) => byte.toLowerCase()),
+  "percent-encoded, then JSON-escaped": (text) => encodeURIComponent(text).replaceAll("%", "\\u0025"),
+  "JSON-escaped twice": (text) => JSON.stringify(JSON.stringify(text).slice(1, -1).replaceAll("/", "\\/")).slice(1, -1),
+  "HTML character references": (text) => [...text].map((c) => (/[a-z0-9]/i.test(c) ? c : `&#${c.charCodeAt(0)};`)).join(""),
+  "HTML hexadecimal character references": (text) => [...text].map((c) => (/[a-z0-9]/i.test(c) ? c : `&#x${c.charCodeAt(0).toString(16)};`)).join(""),
+};
 
 /** Every rendering of `value` someone might log, print or serialize. */
 function renderings(value: unknown): Record<string, string> {
@@ -42,7 +82,10 @@ function renderings(value: unknown): Record<string, string> {
 
 function expectNoSecret(value: unknown): void {
   for (const [how, text] of Object.entries(renderings(value))) {
-    for (const secret of SECRETS) expect(text.includes(secret), `${how} shows the token:\n${text}`).toBe(false);
+    for (const secret of SECRETS) {
+      expect(text.includes(secret), `${how} shows the token:\n${text}`).toBe(false);
+      expect(showsSecret(text, secret), `${how} shows the token once its escapes are undone:\n${text}`).toBe(false);
+    }
   }
 }
 
@@ -97,6 +140,11 @@ const ERROR_PATHS: ReadonlyArray<ErrorPath> = [
   ["ContractViolationError: a body that echoes the Authorization header in a field", "CONVERGE_CONTRACT_VIOLATION", (c) => c.clients(c.foreign.url).gateway.getRoute("api0000001", "echo-field")],
   ["ContractViolationError: a non-JSON body that echoes the Authorization header", "CONVERGE_CONTRACT_VIOLATION", (c) => c.clients(c.foreign.url).gateway.getRoute("api0000001", "echo-text")],
   ["ApiError: an error answer that echoes the Authorization header", "CONVERGE_API_ERROR", (c) => c.clients(c.foreign.url).gateway.getRoute("api0000001", "echo-error")],
+  ...Object.keys(ECHO_ENCODINGS).flatMap((encoding, index): ErrorPath[] => [
+    [`ApiError: an error answer that echoes a token with escaping characters, ${encoding}`, "CONVERGE_API_ERROR", (c) => c.clients(c.foreign.url, {}, ESCAPING_SECRET).gateway.getRoute("api0000001", `echo-encoded-error-${index}`)],
+    [`ContractViolationError: a body that echoes a token with escaping characters, ${encoding}`, "CONVERGE_CONTRACT_VIOLATION", (c) => c.clients(c.foreign.url, {}, ESCAPING_SECRET).gateway.getRoute("api0000001", `echo-encoded-field-${index}`)],
+  ]),
+  ["ApiError: an HTML error page that echoes a token with escaping characters as character references", "CONVERGE_API_ERROR", (c) => c.clients(c.foreign.url, {}, ESCAPING_SECRET).gateway.getRoute("api0000001", "echo-encoded-page")],
   ["AbortedError during a slow request", "CONVERGE_ABORTED", (c) => c.clients(c.slow).gateway.getApi(SEEDED_API_ID, { signal: AbortSignal.timeout(50) })],
   ["AbortedError of an already aborted signal", "CONVERGE_ABORTED", (c) => c.clients(c.main).account.getRegionOptStatus({ RegionName: "us-east-1" }, { signal: AbortSignal.abort() })],
   ["CredentialsError: a missing token file", "CONVERGE_CREDENTIALS", async (c) => Credentials.resolve({ tokenFile: join(c.files, "absent"), env: { CONVERGE_TOKEN: SECRET } })],
@@ -125,7 +173,21 @@ describe("the token never shows in errors, credentials or clients", () => {
     ]);
     const foreign = await startForeignServer((request, response) => {
       const authorization = request.headers.authorization ?? "";
+      const encoded = /\/echo-encoded-(error|field)-(\d+)$/.exec(request.url ?? "");
+      if (encoded) {
+        // the encoded echo is spliced into the JSON text as it is, the way a server writes its own escapes
+        const echo = Object.values(ECHO_ENCODINGS)[Number(encoded[2])]!(authorization);
+        if (encoded[1] === "field") return answer(response, 200, `{"routeId": 7, "routeKey": "${echo}", "target": {"a": "${echo}"}}`);
+        return answer(response, 403, `{"message": "bad header ${echo}", "resourceType": "${echo}", "reason": "${echo}", "fieldList": [{"name": "${echo}", "message": "${echo}"}]}`, {
+          "x-svc-errortype": `Bad${encodeURIComponent(authorization)}`,
+          "x-svc-request-id": encodeURIComponent(authorization),
+        });
+      }
       switch (request.url) {
+        case "/v2/apis/api0000001/routes/echo-encoded-page": {
+          const echo = ECHO_ENCODINGS["HTML character references"]!(authorization);
+          return answer(response, 502, `<html><body><h1>Bad gateway</h1><p>upstream refused ${echo}</p></body></html>`, { "content-type": "text/html" });
+        }
         case "/v2/apis/api0000001/routes/shape": return answer(response, 200, { foo: 1 });
         case "/v2/apis/api0000001/routes/echo-field": return answer(response, 200, { routeId: 7, routeKey: [authorization], target: { authorization } });
         case "/v2/apis/api0000001/routes/echo-text": return answer(response, 200, `you sent ${authorization}`);
@@ -164,8 +226,24 @@ describe("the token never shows in errors, credentials or clients", () => {
 
   test("the foreign server really received the token it echoed (so the echo paths test something)", () => {
     const echoed = context.foreign.received.filter((request) => request.path.includes("echo"));
-    expect(echoed.length).toBeGreaterThanOrEqual(3);
-    for (const request of echoed) expect(request.headers.authorization).toBe(`Bearer ${SECRET}`);
+    expect(echoed.length).toBeGreaterThanOrEqual(3 + 2 * Object.keys(ECHO_ENCODINGS).length + 1);
+    for (const request of echoed) expect(request.headers.authorization).toBe(`Bearer ${request.path.includes("echo-encoded") ? ESCAPING_SECRET : SECRET}`);
+  });
+
+  test("each echo encoding hides the token from a plain search, and decodeEchoes finds it again (so the checks above can fail)", () => {
+    for (const [encoding, encode] of Object.entries(ECHO_ENCODINGS)) {
+      const echo = encode(`Bearer ${ESCAPING_SECRET}`);
+      expect(echo.includes(ESCAPING_SECRET), encoding).toBe(false);
+      expect(showsSecret(echo, ESCAPING_SECRET), encoding).toBe(true);
+    }
+  });
+
+  test.each(Object.entries(ECHO_ENCODINGS))("redacts the token echoed %s, and nothing else", (_encoding, encode) => {
+    const credentials = new Credentials(ESCAPING_SECRET);
+    const echo = encode(`Bearer ${ESCAPING_SECRET}`);
+    expect(credentials.redact(`before ${echo} after`)).toMatch(/^before .*\[redacted\] after$/);
+    expect(showsSecret(credentials.redact(`before ${echo} after`), ESCAPING_SECRET)).toBe(false);
+    expect(credentials.redact(`before ${encode("Bearer tok/OTHER")} after`)).not.toContain("[redacted]");
   });
 
   test("credentials, however resolved, never show the token but still authenticate", async () => {
