@@ -58,6 +58,7 @@ withOutputOptions(withConnectionOptions(program
   .option("--from-synth <dir>", "read the desired state a cdktf synth wrote (cdktf.out, or one stack's directory)")
   .option("--out <file>", "write the plan as JSON, to apply later with converge apply FILE")
   .option("--prune", "prune every API an Api document declares, as if each said prune: true", false)
+  .option("--repair-twins", "also repair identical twin integrations in APIs no Api document prunes (keep the first, retarget routes, delete the others)", false)
   .option("--target <kind/name>", "plan only this resource (repeatable), e.g. Route/GET /orders", repeatable, [])
   .option("--parallelism <n>", "reads in flight at once", integerIn(1, 256, "a number"), 16)))
   .action(async (options: PlanFlags) => {
@@ -72,9 +73,12 @@ withOutputOptions(withConnectionOptions(program
   .option("-f, --file <path>", "desired-state file or directory (repeatable)", repeatable, [])
   .option("--auto-approve", "apply without asking (required when not on a terminal)", false)
   .option("--prune", "prune every API an Api document declares, as if each said prune: true", false)
+  .option("--repair-twins", "also repair identical twin integrations in APIs no Api document prunes (keep the first, retarget routes, delete the others)", false)
   .option("--target <kind/name>", "apply only this resource (repeatable)", repeatable, [])
   .option("--parallelism <n>", "actions in flight at once", integerIn(1, 256, "a number"), 10)
-  .option("--document-env <var>", "apply the documents held as JSON in this environment variable (one, or an array), instead of -f")))
+  .option("--document-env <var>", "apply the documents held as JSON in this environment variable (one, or an array), instead of -f")
+  .option("--lock <file>", "hold this advisory lock for the whole apply: runs sharing the file take turns (FILE records the holder; FILE.lock is the lock)")
+  .option("--lock-timeout <seconds>", "how long to wait for --lock before giving up", integerIn(0, 86_400, "seconds"), 300)))
   .action(async (planFile: string | undefined, options: ApplyFlags) => {
     const { applyCommand } = await import("./commands/apply-command.js");
     process.exitCode = await applyCommand(planFile, options);
@@ -86,7 +90,9 @@ withOutputOptions(withConnectionOptions(program
   .option("--document-env <var>", "environment variable holding the documents as JSON (one, or an array)")
   .option("--keep-env <var>", "environment variable listing documents (JSON array) to leave alone")
   .option("--auto-approve", "delete without asking (required when not on a terminal)", false)
-  .option("--parallelism <n>", "actions in flight at once", integerIn(1, 256, "a number"), 10)))
+  .option("--parallelism <n>", "actions in flight at once", integerIn(1, 256, "a number"), 10)
+  .option("--lock <file>", "hold this advisory lock while deleting: runs sharing the file take turns")
+  .option("--lock-timeout <seconds>", "how long to wait for --lock before giving up", integerIn(0, 86_400, "seconds"), 300)))
   .action(async (options: DeleteFlags) => {
     const { deleteCommand } = await import("./commands/delete-command.js");
     process.exitCode = await deleteCommand(options);

@@ -3,6 +3,7 @@ import { DEFAULT_RETRY_POLICY, type Clients } from "../clients/index.js";
 import { engineForOp } from "./kinds/registry.js";
 import type { ApplyContext } from "./kinds/kind-engine.js";
 import type { Plan, PlannedAction } from "./model.js";
+import { settleCreatedTwins } from "./created-twins.js";
 
 export interface ApplyOptions {
   /** Actions in flight at once within a phase. @default 10 */
@@ -48,6 +49,7 @@ export async function applyPlan(plan: Plan, clients: Clients, options: ApplyOpti
     regionSettleTimeoutMs: options.regionSettleTimeoutMs ?? 300_000,
     regionPollIntervalMs: options.regionPollIntervalMs ?? 250,
     createAttempts: options.createAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts,
+    created: [],
   };
   for (const action of plan.actions) {
     const request = action.request;
@@ -71,6 +73,11 @@ export async function applyPlan(plan: Plan, clients: Clients, options: ApplyOpti
         outcomes.push({ address: action.address, type: action.type, status: "failed", error: error instanceof Error ? error.message : String(error) });
       }
     })));
+    // before anything targets what this phase created: adopt a twin another run created first (created-twins.ts)
+    for (const failure of await settleCreatedTwins(context, limit)) {
+      const outcome = outcomes.findIndex((candidate) => candidate.address === failure.address && candidate.status === "done");
+      if (outcome !== -1) outcomes[outcome] = { ...outcomes[outcome]!, status: "failed", error: failure.error };
+    }
   }
   const failed = outcomes.filter((outcome) => outcome.status === "failed").length;
   return { outcomes, done: outcomes.length - failed, failed };

@@ -211,7 +211,8 @@ export function classifyDrift(documents: ReadonlyArray<LoadedDocument>, live: Li
     if (reasons.length > 0) unknown.set(loaded, reasons.join("; "));
   }
   const comparable = documents.filter((loaded) => !unknown.has(loaded));
-  const { plan: planned, problems } = plan(comparable, live, { prune: true });
+  // twins stay a finding (an ambiguous match): drift reports what is; apply repairs them
+  const { plan: planned, problems } = plan(comparable, live, { prune: true, refuseTwins: true });
   const documentAt = documentLocator(comparable);
   for (const problem of problems) {
     const loaded = documentAt(problem);

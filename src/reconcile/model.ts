@@ -106,6 +106,8 @@ export interface Plan {
   /** Hash of the live state the plan was made from; apply refuses when live state has changed. */
   readonly liveFingerprint: string;
   readonly prune: boolean;
+  /** Identical twins of declared integrations are repaired in every API (`--repair-twins`), not only in pruned ones. */
+  readonly repairTwins: boolean;
   readonly actions: ReadonlyArray<PlannedAction>;
   readonly summary: PlanSummary;
 }

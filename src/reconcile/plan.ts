@@ -10,10 +10,18 @@ import { engineOf, kindsInPlanOrder, needsOfDocument } from "./kinds/registry.js
 import type { PlanContext } from "./kinds/kind-engine.js";
 import { PLAN_FORMAT_VERSION, summarize, type LiveNeed, type LiveState, type Plan, type PlannedAction } from "./model.js";
 import { applyProtections } from "./protections.js";
+import { twinRepairActions, type TwinGroup } from "./twins.js";
 
 export interface PlanOptions {
   /** Prune every API an `Api` document declares, as if each said `prune: true`. */
   readonly prune?: boolean;
+  /**
+   * Repair identical twins of a declared integration in every API (`--repair-twins`); without it,
+   * only in APIs this plan prunes. See twins.ts.
+   */
+  readonly repairTwins?: boolean;
+  /** Never plan a twin repair: twins stay an ambiguous match (drift reports what is, and never writes). */
+  readonly refuseTwins?: boolean;
 }
 
 export interface PlanResult {
@@ -51,7 +59,8 @@ export function fingerprint(live: LiveState): string {
  * them, `Api` documents last (pruning what nothing claimed); then the protections refuse what is unsafe.
  */
 export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, options: PlanOptions = {}): PlanResult {
-  const context = createPlanContext(live, options);
+  const twins: TwinGroup[] = [];
+  const context = createPlanContext(live, options, documents, twins);
   const problems: DesiredStateProblem[] = [];
   const actions: PlannedAction[] = [];
   const order = new Map<Kind, number>(kindsInPlanOrder().map((kind, index) => [kind, index]));
@@ -63,6 +72,7 @@ export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, 
     actions.push(...result.actions);
     problems.push(...result.problems);
   }
+  actions.push(...twinRepairActions(twins, actions, context));
   problems.push(...resolvedCrossCheck(documents, live));
   const protectedActions = applyProtections(actions, live)
     .map((action, index) => ({ action, index }))
@@ -73,6 +83,7 @@ export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, 
       formatVersion: PLAN_FORMAT_VERSION,
       liveFingerprint: fingerprint(live),
       prune: options.prune ?? false,
+      repairTwins: options.repairTwins ?? false,
       actions: protectedActions,
       summary: summarize(protectedActions),
     },
@@ -96,7 +107,7 @@ function resolvedCrossCheck(documents: ReadonlyArray<LoadedDocument>, live: Live
   return crossCheckDocuments(documents, { resolvedApiKey });
 }
 
-function createPlanContext(live: LiveState, options: PlanOptions): PlanContext {
+function createPlanContext(live: LiveState, options: PlanOptions, documents: ReadonlyArray<LoadedDocument>, twins: TwinGroup[]): PlanContext {
   const claimed = new Map<string, Set<string>>();
   const claimsOf = (collection: string, apiId: string) => {
     const key = `${collection}/${apiId}`;
@@ -109,7 +120,8 @@ function createPlanContext(live: LiveState, options: PlanOptions): PlanContext {
   };
   const integrationNames = new Map<string, string>();
   const memos = new Map<string, unknown>();
-  return {
+  let pruned: Set<string> | undefined;
+  const context: PlanContext = {
     live,
     prune: options.prune ?? false,
     resolveApi(ref: ApiRef) {
@@ -134,5 +146,12 @@ function createPlanContext(live: LiveState, options: PlanOptions): PlanContext {
       if (!memos.has(key)) memos.set(key, build());
       return memos.get(key) as T;
     },
+    twinRepair(apiId) {
+      if (options.refuseTwins) return undefined;
+      pruned ??= new Set(documents.map((loaded) => engineOf(loaded.document.kind).prunes?.(loaded, context)).filter((id): id is string => id !== undefined));
+      return pruned.has(apiId) ? "pruned" : options.repairTwins ? "repair-twins" : undefined;
+    },
+    recordTwins: (group) => void twins.push(group),
   };
+  return context;
 }

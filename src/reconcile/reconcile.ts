@@ -9,6 +9,7 @@ import { readLive } from "./read-live.js";
 
 export interface ReconcileOptions {
   readonly prune?: boolean;
+  readonly repairTwins?: boolean;
   readonly parallelism?: number;
   readonly signal?: AbortSignal | undefined;
 }
@@ -16,7 +17,7 @@ export interface ReconcileOptions {
 /** Reads the live state the documents need, then plans against it. */
 export async function readAndPlan(documents: ReadonlyArray<LoadedDocument>, clients: Clients, options: ReconcileOptions = {}): Promise<PlanResult & { live: LiveState }> {
   const live = await readLive(needsOf(documents), clients, { parallelism: options.parallelism, signal: options.signal });
-  return { ...plan(documents, live, { prune: options.prune ?? false }), live };
+  return { ...plan(documents, live, { prune: options.prune ?? false, repairTwins: options.repairTwins ?? false }), live };
 }
 
 /** A plan as written by `plan --out`: the plan plus the documents it was made from (to re-read and verify). */
@@ -32,6 +33,7 @@ const PlanFileShape = z.object({
   formatVersion: z.literal(PLAN_FORMAT_VERSION),
   liveFingerprint: z.string(),
   prune: z.boolean(),
+  repairTwins: z.boolean().optional(),
   actions: z.array(z.object({ address: z.string(), kind: z.string(), type: z.enum(["create", "update", "delete", "no-op", "refused"]), phase: z.number() }).passthrough()),
   summary: z.object({ create: z.number(), update: z.number(), delete: z.number(), noop: z.number(), refused: z.number() }),
   documents: z.array(z.object({ document: AnyDocument, source: z.object({ file: z.string(), line: z.number(), column: z.number() }) })),
@@ -46,5 +48,6 @@ export function fromPlanFile(json: unknown, file: string): { plan: Plan; documen
   const { documents: rawDocuments, ...planned } = json as PlanFile;
   const documents = parsed.data.documents.map((entry): LoadedDocument => ({ document: entry.document, source: entry.source, locate: () => entry.source }));
   void rawDocuments;
-  return { plan: planned as Plan, documents };
+  // a plan written before --repair-twins existed was made without it
+  return { plan: { ...planned, repairTwins: planned.repairTwins ?? false } as Plan, documents };
 }

@@ -16,6 +16,7 @@ import { ADMIN_TOKEN, E2E_TIMEOUT_MS, EXAMPLES_DIR, convergedExamples, useE2eRes
  */
 
 const SCHEDULED_DRIFT_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../examples/scheduled-drift");
+const CI_APPLY_DIR = resolve(SCHEDULED_DRIFT_DIR, "../ci-apply");
 const CRON = /^(\S+\s+){4}\S+$/;
 
 const { services, dirs } = useE2eResources();
@@ -36,12 +37,13 @@ interface Job {
 }
 interface Workflow {
   readonly on: { readonly schedule: Array<{ readonly cron: string }> };
+  readonly concurrency: { readonly group: string; readonly "cancel-in-progress": boolean };
   readonly env: Record<string, string>;
   readonly jobs: Record<string, Job>;
 }
 
-async function readYaml<T>(name: string): Promise<T> {
-  const text = await readFile(join(SCHEDULED_DRIFT_DIR, name), "utf8");
+async function readYaml<T>(name: string, directory = SCHEDULED_DRIFT_DIR): Promise<T> {
+  const text = await readFile(join(directory, name), "utf8");
   const documents = parseAllDocuments(text);
   expect(documents, name).toHaveLength(1);
   expect(documents[0]!.errors.map((error) => error.message), name).toEqual([]);
@@ -103,6 +105,10 @@ describe("examples/scheduled-drift/drift.yml (GitHub Actions)", () => {
     expect(String(upload.with?.path)).toContain("junit-${{ matrix.shard }}.xml");
   });
 
+  it("never runs twice at once: a concurrency group that queues a new run rather than cancelling one in progress", async () => {
+    expect((await workflow()).concurrency).toEqual({ group: "converge-drift", "cancel-in-progress": false });
+  });
+
   it("merges the shards' reports in a final job that runs even when a shard failed", async () => {
     const report = (await workflow()).jobs.report!;
     expect(report.needs).toBe("drift");
@@ -145,6 +151,8 @@ describe("examples/scheduled-drift/cronjob.yaml (Kubernetes)", () => {
     const parsed = await cronJob();
     expect(parsed).toMatchObject({ apiVersion: "batch/v1", kind: "CronJob", metadata: { name: "converge-drift" } });
     expect(parsed.spec.schedule).toMatch(CRON);
+    // a run still going when the next is due: the next is skipped, never run alongside
+    expect(parsed.spec.concurrencyPolicy).toBe("Forbid");
     const job = parsed.spec.jobTemplate.spec;
     expect(job).toMatchObject({ completionMode: "Indexed", completions: 4, parallelism: 4 });
     const pod = job.template.spec;
@@ -207,3 +215,46 @@ describe("examples/scheduled-drift/README.md", () => {
   });
 });
 
+describe("examples/ci-apply/apply.yml (GitHub Actions)", () => {
+  const applyWorkflow = () => readYaml<Workflow & { on: { push: { branches: string[] } } }>("apply.yml", CI_APPLY_DIR);
+
+  it("applies on pushes to main, one run at a time: a concurrency group that never cancels an apply in progress", async () => {
+    const parsed = await applyWorkflow();
+    expect(parsed.on.push.branches).toEqual(["main"]);
+    expect(parsed.concurrency).toEqual({ group: "converge-apply", "cancel-in-progress": false });
+    const job = parsed.jobs.apply!;
+    expect(stepRunning(job, "converge plan ").env).toEqual({ CONVERGE_TOKEN: "${{ secrets.CONVERGE_TOKEN }}" });
+    const apply = stepRunning(job, "converge apply ");
+    expect(apply.run).toBe("npx --no converge apply plan.json --auto-approve");
+    expect(apply.if).toBe("steps.plan.outputs.exit-code == '2'");
+  });
+
+  it("runs as written: the plan step records exit 2 and writes the summary, the apply step applies the plan file, a second run plans no change", { timeout: E2E_TIMEOUT_MS }, async () => {
+    const service = await services.start();
+    const job = (await applyWorkflow()).jobs.apply!;
+    const run = async () => {
+      const workspace = await dirs.make("apply-actions");
+      const env = {
+        DESIRED_STATE: EXAMPLES_DIR, CONVERGE_ENDPOINT: service.url, CONVERGE_TOKEN: ADMIN_TOKEN, NO_COLOR: "1",
+        GITHUB_OUTPUT: join(workspace, "github-output"), GITHUB_STEP_SUMMARY: join(workspace, "step-summary.md"),
+      };
+      const plan = await bash(runnable(stepRunning(job, "converge plan ").run!), workspace, env);
+      expect(plan.code, plan.stderr).toBe(0);
+      const exitCode = (await readFile(env.GITHUB_OUTPUT, "utf8")).trim();
+      if (exitCode !== "exit-code=2") return { exitCode };
+      expect(await readFile(env.GITHUB_STEP_SUMMARY, "utf8")).toMatch(/^### converge plan\n\n\*\*15\*\* to create/);
+      const applied = await bash(runnable(stepRunning(job, "converge apply ").run!), workspace, env);
+      expect(applied.code, `${applied.stdout}\n${applied.stderr}`).toBe(0);
+      return { exitCode, applied: applied.stdout };
+    };
+    const first = await run();
+    expect(first.exitCode).toBe("exit-code=2");
+    expect(first.applied).toContain("Apply complete:");
+    expect((await run()).exitCode).toBe("exit-code=0");
+  });
+
+  it("has a README explaining the concurrency group, the lock and the plan file", async () => {
+    const text = await readFile(join(CI_APPLY_DIR, "README.md"), "utf8");
+    for (const needle of ["concurrency", "cancel-in-progress: false", "concurrencyPolicy: Forbid", "--lock FILE", "--repair-twins", "apply plan.json"]) expect(text).toContain(needle);
+  });
+});

@@ -2,15 +2,16 @@ import { readFile } from "node:fs/promises";
 import { createInterface } from "node:readline/promises";
 import { DesiredStateError } from "../../desired/desired-state-error.js";
 import type { LoadedDocument } from "../../desired/load.js";
-import { applyPlan, type ApplyReport } from "../../reconcile/apply.js";
+import { applyPlan } from "../../reconcile/apply.js";
 import { hasChanges, type Plan } from "../../reconcile/model.js";
-import { fingerprint } from "../../reconcile/plan.js";
+import { planFileDifference } from "../../reconcile/plan-file-check.js";
 import { fromPlanFile, readAndPlan } from "../../reconcile/reconcile.js";
 import { renderApplyReport } from "../../reconcile/render-plan.js";
 import { CliError } from "../cli-error.js";
 import { connect, progressReporter, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
 import { loadDocuments } from "../desired-input.js";
 import { documentsFromEnvironment } from "../document-env.js";
+import { withLock, type LockOptions } from "../lock.js";
 import { renderPlan } from "./plan-command.js";
 import type { Clients } from "../../clients/index.js";
 
@@ -22,11 +23,18 @@ export interface ApplyFlags extends ConnectionFlags, OutputFlags {
   readonly parallelism: number;
   /** The name of an environment variable holding the documents as JSON (one, or an array), instead of -f. */
   readonly documentEnv?: string;
+  /** Repair identical twins of declared integrations in every API, not only pruned ones. */
+  readonly repairTwins: boolean;
+  /** Hold this advisory lock (a file path) for the whole apply. */
+  readonly lock?: string;
+  /** Seconds to wait for the lock. */
+  readonly lockTimeout: number;
 }
 
 /**
- * `converge apply -f PATH…` plans and applies; `converge apply PLAN.json` applies a saved plan,
- * refusing when live state changed since it was made. Both verify by reading again: exit 0 when
+ * `converge apply -f PATH…` plans and applies; `converge apply PLAN.json` plans the saved plan's
+ * documents again and applies that plan only when it is the file's (refusing when live state changed
+ * since it was made, or the file was edited). Both verify by reading again: exit 0 when
  * live matches the documents afterwards, 1 when an action failed or live still differs.
  * `--document-env VAR` takes the documents from an environment variable instead (cdktf provisioners).
  */
@@ -37,34 +45,45 @@ export async function applyCommand(planFile: string | undefined, flags: ApplyFla
     if (flags.target.length > 0) throw new CliError("--target selects among -f files: with --document-env VAR, put only the documents to apply in VAR");
     return applyDocuments(documentsFromEnvironment(flags.documentEnv), flags);
   }
-  const clients = connect(flags);
-  try {
-    let plan: Plan;
-    let documents: LoadedDocument[];
-    if (planFile !== undefined) {
-      const saved = fromPlanFile(JSON.parse(await readFile(planFile, "utf8")) as unknown, planFile);
-      documents = saved.documents;
-      const current = await readAndPlan(documents, clients, { prune: saved.plan.prune, parallelism: flags.parallelism });
-      if (fingerprint(current.live) !== saved.plan.liveFingerprint) {
-        throw new CliError(`live state changed since ${planFile} was made: nothing was applied; run converge plan again and review the new plan`);
+  const documents = planFile === undefined ? await loadDocuments(flags.file, flags.target) : undefined;
+  return withLock(flags.lock, lockOptions(flags), async (signal) => {
+    const clients = connect(flags);
+    try {
+      if (planFile !== undefined) {
+        const saved = await replanPlanFile(planFile, clients, flags, signal);
+        return await applyPlanned(saved.plan, saved.documents, clients, flags, signal);
       }
-      plan = saved.plan;
-    } else {
-      documents = await loadDocuments(flags.file, flags.target);
-      const result = await readAndPlan(documents, clients, { prune: flags.prune, parallelism: flags.parallelism });
+      const result = await readAndPlan(documents!, clients, { prune: flags.prune, repairTwins: flags.repairTwins, parallelism: flags.parallelism, signal });
       if (result.problems.length > 0) throw new DesiredStateError(result.problems);
-      plan = result.plan;
+      return await applyPlanned(result.plan, documents!, clients, flags, signal);
+    } finally {
+      await clients.close();
     }
-    process.stdout.write(renderPlan(plan, flags));
-    if (!hasChanges(plan)) return 0;
-    if (!flags.autoApprove && !(await confirm())) {
-      throw new CliError(process.stdin.isTTY ? "apply cancelled: nothing was changed" : "apply needs --auto-approve when not run on a terminal: nothing was changed");
-    }
-    const report = await applyPlan(plan, clients, { parallelism: flags.parallelism, progress: progressReporter() });
-    return await verify(report, documents, plan.prune, clients, flags);
-  } finally {
-    await clients.close();
+  });
+}
+
+/**
+ * A saved plan, re-planned: the file's documents planned against live state now, with the file's
+ * options. The result is applied only when it is the file's plan in every field (planFileDifference);
+ * so apply runs what planning yields now, and the protections hold whatever the file says. Refuses
+ * (nothing applied) when live state changed since the plan was made, when its documents no longer
+ * plan cleanly, and when the file's actions, options or summary are not what its documents plan.
+ */
+async function replanPlanFile(planFile: string, clients: Clients, flags: ApplyFlags, signal: AbortSignal | undefined): Promise<{ plan: Plan; documents: LoadedDocument[] }> {
+  if (flags.prune || flags.repairTwins || flags.target.length > 0) {
+    throw new CliError(`--prune, --repair-twins and --target shape a plan: ${planFile} was made with its own (its "prune" and "repairTwins" say which); run converge plan again to change them`);
   }
+  const saved = fromPlanFile(JSON.parse(await readFile(planFile, "utf8")) as unknown, planFile);
+  const current = await readAndPlan(saved.documents, clients, { prune: saved.plan.prune, repairTwins: saved.plan.repairTwins, parallelism: flags.parallelism, signal });
+  const difference = planFileDifference(saved.plan, current.plan);
+  if (difference?.kind === "stale") {
+    throw new CliError(`live state changed since ${planFile} was made: nothing was applied; run converge plan again and review the new plan`);
+  }
+  if (current.problems.length > 0) throw new DesiredStateError(current.problems);
+  if (difference) {
+    throw new CliError(`${planFile} is not the plan its documents make against the live state now: ${difference.detail}. Nothing was applied: a plan file is applied only as converge plan --out wrote it (was it edited, or written by another version of converge?); run converge plan again and review the new plan`);
+  }
+  return { plan: current.plan, documents: saved.documents };
 }
 
 /**
@@ -72,24 +91,27 @@ export async function applyCommand(planFile: string | undefined, flags: ApplyFla
  * `apply --document-env` and `delete`.
  */
 export async function applyDocuments(documents: ReadonlyArray<LoadedDocument>, flags: Omit<ApplyFlags, "file" | "target">): Promise<number> {
-  const clients = connect(flags);
-  try {
-    const result = await readAndPlan(documents, clients, { prune: flags.prune, parallelism: flags.parallelism });
-    if (result.problems.length > 0) throw new DesiredStateError(result.problems);
-    process.stdout.write(renderPlan(result.plan, flags));
-    if (!hasChanges(result.plan)) return 0;
-    if (!flags.autoApprove && !(await confirm())) {
-      throw new CliError(process.stdin.isTTY ? "apply cancelled: nothing was changed" : "apply needs --auto-approve when not run on a terminal: nothing was changed");
+  return withLock(flags.lock, lockOptions(flags), async (signal) => {
+    const clients = connect(flags);
+    try {
+      const result = await readAndPlan(documents, clients, { prune: flags.prune, repairTwins: flags.repairTwins, parallelism: flags.parallelism, signal });
+      if (result.problems.length > 0) throw new DesiredStateError(result.problems);
+      return await applyPlanned(result.plan, documents, clients, flags, signal);
+    } finally {
+      await clients.close();
     }
-    const report = await applyPlan(result.plan, clients, { parallelism: flags.parallelism, progress: progressReporter() });
-    return await verify(report, documents, result.plan.prune, clients, flags);
-  } finally {
-    await clients.close();
-  }
+  });
 }
 
-async function verify(report: ApplyReport, documents: ReadonlyArray<LoadedDocument>, prune: boolean, clients: Clients, flags: OutputFlags & { readonly parallelism: number }): Promise<number> {
-  const after = await readAndPlan(documents, clients, { prune, parallelism: flags.parallelism });
+/** Shows the plan, asks (unless --auto-approve), applies it and verifies: exit 0 when live matches the documents afterwards. */
+async function applyPlanned(plan: Plan, documents: ReadonlyArray<LoadedDocument>, clients: Clients, flags: OutputFlags & Pick<ApplyFlags, "autoApprove" | "parallelism">, signal: AbortSignal | undefined): Promise<number> {
+  process.stdout.write(renderPlan(plan, flags));
+  if (!hasChanges(plan)) return 0;
+  if (!flags.autoApprove && !(await confirm())) {
+    throw new CliError(process.stdin.isTTY ? "apply cancelled: nothing was changed" : "apply needs --auto-approve when not run on a terminal: nothing was changed");
+  }
+  const report = await applyPlan(plan, clients, { parallelism: flags.parallelism, progress: progressReporter(), signal });
+  const after = await readAndPlan(documents, clients, { prune: plan.prune, repairTwins: plan.repairTwins, parallelism: flags.parallelism, signal });
   const converged = !hasChanges(after.plan) && after.problems.length === 0;
   if (flags.output === "json") {
     process.stdout.write(`${JSON.stringify({ apply: report, converged, remaining: after.plan.actions.filter((a) => a.type !== "no-op" && a.type !== "refused") }, null, 2)}\n`);
@@ -98,6 +120,16 @@ async function verify(report: ApplyReport, documents: ReadonlyArray<LoadedDocume
     if (!converged) process.stdout.write(`Live state does not match yet:\n${renderPlan(after.plan, flags)}`);
   }
   return report.failed === 0 && converged ? 0 : 1;
+}
+
+/** The lock's options from the flags: the wait, the command recorded for whoever waits, and a notice while waiting. */
+function lockOptions(flags: Pick<ApplyFlags, "lockTimeout">): LockOptions {
+  const notice = progressReporter();
+  return {
+    timeoutMs: flags.lockTimeout * 1000,
+    command: `converge ${process.argv.slice(2).join(" ")}`,
+    onWait: (holder) => notice(`waiting up to ${flags.lockTimeout} s for the lock, held by ${holder}`),
+  };
 }
 
 async function confirm(): Promise<boolean> {

@@ -2,7 +2,7 @@ import { CliError } from "../cli-error.js";
 import { documentsToDelete } from "../document-env.js";
 import { applyDocuments, type ApplyFlags } from "./apply-command.js";
 
-export interface DeleteFlags extends Omit<ApplyFlags, "file" | "target" | "prune"> {
+export interface DeleteFlags extends Omit<ApplyFlags, "file" | "target" | "prune" | "repairTwins"> {
   readonly documentEnv?: string;
   /** An environment variable listing documents to leave alone (the cdktf stack's current identities). */
   readonly keepEnv?: string;
@@ -20,5 +20,5 @@ export async function deleteCommand(flags: DeleteFlags): Promise<number> {
     process.stdout.write("Nothing to delete.\n");
     return 0;
   }
-  return applyDocuments(documents, { ...flags, prune: false });
+  return applyDocuments(documents, { ...flags, prune: false, repairTwins: false });
 }

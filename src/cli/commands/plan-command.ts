@@ -13,6 +13,8 @@ export interface PlanFlags extends ConnectionFlags, OutputFlags {
   readonly target: string[];
   readonly out?: string;
   readonly prune: boolean;
+  /** Plan the repair of identical twins in every API, not only pruned ones (`--repair-twins`). */
+  readonly repairTwins: boolean;
   readonly parallelism: number;
 }
 
@@ -21,7 +23,7 @@ export async function planCommand(flags: PlanFlags): Promise<number> {
   const documents = await loadDocuments(desiredPaths(flags), flags.target);
   const clients = connect(flags);
   try {
-    const { plan, problems } = await readAndPlan(documents, clients, { prune: flags.prune, parallelism: flags.parallelism });
+    const { plan, problems } = await readAndPlan(documents, clients, { prune: flags.prune, repairTwins: flags.repairTwins, parallelism: flags.parallelism });
     if (problems.length > 0) throw new DesiredStateError(problems);
     if (flags.out) await writeFile(flags.out, `${JSON.stringify(toPlanFile(plan, documents), null, 2)}\n`);
     process.stdout.write(renderPlan(plan, flags));

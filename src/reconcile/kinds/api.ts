@@ -17,6 +17,11 @@ export const apiEngine: KindEngine<ApiDocument> = {
 
   needs: (document) => [{ type: "api", ref: document.api, protocolType: document.spec.protocolType }],
 
+  prunes(loaded, context) {
+    const resolved = context.resolveApi(loaded.document.api);
+    return "apiId" in resolved && (loaded.document.spec.prune || context.prune) ? resolved.apiId : undefined;
+  },
+
   plan(loaded, context) {
     const document = loaded.document;
     const resolved = context.resolveApi(document.api);

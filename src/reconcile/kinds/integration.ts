@@ -8,6 +8,7 @@ import { bodyOf, deepEqual, diffFields, patchOf } from "../diff.js";
 import { PHASE, type PlannedAction } from "../model.js";
 import type { ApplyContext, KindEngine } from "./kind-engine.js";
 import { resolveGatewayDocument, integrationAddress } from "./gateway-common.js";
+import { resolveTwins } from "../twins.js";
 
 const NATURAL_KEY_DEFAULTS: Readonly<Record<string, unknown>> = { connectionType: "INTERNET" };
 
@@ -67,13 +68,14 @@ export const integrationEngine: KindEngine<IntegrationDocument> = {
       });
       const pool = typeof spec.integrationUri === "string" ? byUri.get(spec.integrationUri) ?? [] : liveApi.integrations;
       const candidates = pool.filter((live) => matchesNaturalKey(spec, live) && !context.isClaimed("integrations", apiId, live.integrationId));
-      if (candidates.length > 1) {
+      const twins = candidates.length > 1 ? resolveTwins(loaded, apiId, candidates, context) : undefined;
+      if (twins && "hint" in twins) {
         return {
           actions: [],
-          problems: [problemAt(loaded, ["spec"], `integration ${JSON.stringify(document.name)} matches ${candidates.length} live integrations of API ${apiId} by its natural key (${NATURAL_KEY_FIELDS.join(", ")}): ${candidates.map(describeCandidate).join("; ")}. Pin the one you mean with spec.integrationId`)],
+          problems: [problemAt(loaded, ["spec"], `integration ${JSON.stringify(document.name)} matches ${candidates.length} live integrations of API ${apiId} by its natural key (${NATURAL_KEY_FIELDS.join(", ")}): ${candidates.map(describeCandidate).join("; ")}. Pin the one you mean with spec.integrationId${twins.hint}`)],
         };
       }
-      match = candidates[0];
+      match = twins ? twins.survivor : candidates[0];
     }
 
     if (document.ensure === "absent") {
@@ -116,9 +118,12 @@ export const integrationEngine: KindEngine<IntegrationDocument> = {
     const gateway = context.clients.gateway;
     const signal = context.signal;
     switch (request.op) {
-      case "createIntegration":
-        context.integrationIds.set(`${request.apiId}/${request.name}`, await createIntegrationOnce(request.apiId, request.body, context));
+      case "createIntegration": {
+        const created = await createIntegrationOnce(request.apiId, request.body, context);
+        context.integrationIds.set(`${request.apiId}/${request.name}`, created.integration.integrationId);
+        context.created.push({ apiId: request.apiId, name: request.name, ...created });
         return;
+      }
       case "updateIntegration":
         await gateway.updateIntegration(request.apiId, request.integrationId, request.patch, { signal });
         context.integrationIds.set(`${request.apiId}/${request.name}`, request.integrationId);
@@ -138,18 +143,18 @@ export const integrationEngine: KindEngine<IntegrationDocument> = {
  * matched every live integration with this natural key already, and two documents never share one,
  * so a match that no document claims was made by this create.)
  */
-async function createIntegrationOnce(apiId: string, body: Readonly<Record<string, unknown>>, context: ApplyContext): Promise<string> {
+async function createIntegrationOnce(apiId: string, body: Readonly<Record<string, unknown>>, context: ApplyContext): Promise<{ integration: Integration; ours: boolean }> {
   const gateway = context.clients.gateway;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return (await gateway.createIntegration(apiId, body as Parameters<typeof gateway.createIntegration>[1], { signal: context.signal })).integrationId;
+      return { integration: await gateway.createIntegration(apiId, body as Parameters<typeof gateway.createIntegration>[1], { signal: context.signal }), ours: true };
     } catch (error) {
       if (!isAmbiguousWrite(error) || attempt >= context.createAttempts) throw error;
       const appeared = (await collect(gateway.integrations(apiId, { signal: context.signal })))
         .filter((live) => !claimedIds(context).has(live.integrationId) && matchesNaturalKey(body, live));
       if (appeared.length > 0) {
         context.progress(`adopted integration ${appeared[0]!.integrationId} created by an attempt whose answer was lost`);
-        return appeared[0]!.integrationId;
+        return { integration: appeared[0]!, ours: false };
       }
     }
   }

@@ -4,6 +4,7 @@ import type { KindModel } from "../../desired/kinds/kind-model.js";
 import type { LoadedDocument } from "../../desired/load.js";
 import type { ApiRef, Document } from "../../desired/schema.js";
 import type { ProtocolType } from "../../spec/gateway.js";
+import type { CreatedIntegration, TwinGroup } from "../twins.js";
 import type { ActionRequest, LiveNeed, LiveState, PlannedAction } from "../model.js";
 
 /** What a kind's planning sees besides its own document. Planning never calls anything. */
@@ -21,6 +22,14 @@ export interface PlanContext {
   integrationIdOf(apiId: string, name: string): string | "pending" | undefined;
   /** A lookup table over live state built once per plan. */
   memo<T>(key: string, build: () => T): T;
+  /**
+   * Why identical twins of a declared integration in this API plan as a repair (twins.ts): the API
+   * is pruned (`kind: Api` with prune, or --prune), or --repair-twins; undefined: they stay an
+   * ambiguous match.
+   */
+  twinRepair(apiId: string): "pruned" | "repair-twins" | undefined;
+  /** Records twins to repair; plan() adds the deletes and route retargets once every document is planned. */
+  recordTwins(group: TwinGroup): void;
 }
 
 /** What executing an action can use. */
@@ -36,6 +45,8 @@ export interface ApplyContext {
   readonly regionPollIntervalMs: number;
   /** Attempts of one create after ambiguous failures, each preceded by a re-read. */
   readonly createAttempts: number;
+  /** Integrations created in the current phase, settled against twins after it (twins.ts). */
+  readonly created: CreatedIntegration[];
 }
 
 /** The actions a document plans, and the problems only live state shows. */
@@ -59,5 +70,7 @@ export interface KindEngine<D extends Document = Document> {
   /** The reads planning needs. @default the model's read key */
   needs?(document: D): LiveNeed[];
   plan(document: LoadedDocument<D>, context: PlanContext): KindPlan;
+  /** The API whose undeclared routes and integrations this document prunes, if any (an `Api` document with prune). */
+  prunes?(document: LoadedDocument<D>, context: PlanContext): string | undefined;
   execute(request: ActionRequest, context: ApplyContext): Promise<void>;
 }

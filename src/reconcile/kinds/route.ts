@@ -1,7 +1,7 @@
 import { routeModel } from "../../desired/kinds/route.js";
 import type { RouteDocument } from "../../desired/schema.js";
 import { routeServerDefaults, type Route } from "../../spec/gateway.js";
-import { collect, isAmbiguousWrite } from "../../clients/index.js";
+import { collect, isAmbiguousWrite, isConflict } from "../../clients/index.js";
 import { bodyOf, diffFields, patchOf } from "../diff.js";
 import { PHASE, type FieldChange, type PlannedAction } from "../model.js";
 import type { ApplyContext, KindEngine } from "./kind-engine.js";
@@ -106,7 +106,10 @@ function resolveTarget(apiId: string, name: string | undefined, context: ApplyCo
   return { target: `integrations/${id}` };
 }
 
-/** Creates a route without duplicating it: after an ambiguous failure, a live route with the key is adopted. */
+/**
+ * Creates a route without duplicating it: after an ambiguous failure, a live route with the key is
+ * adopted; so is one that another run created meanwhile (the service answers 409 to the duplicate key).
+ */
 async function createRouteOnce(apiId: string, body: Route, context: ApplyContext): Promise<void> {
   const gateway = context.clients.gateway;
   for (let attempt = 1; ; attempt += 1) {
@@ -114,10 +117,12 @@ async function createRouteOnce(apiId: string, body: Route, context: ApplyContext
       await gateway.createRoute(apiId, body, { signal: context.signal });
       return;
     } catch (error) {
-      if (!isAmbiguousWrite(error) || attempt >= context.createAttempts) throw error;
+      const taken = isConflict(error);
+      if (!(isAmbiguousWrite(error) || taken) || attempt >= context.createAttempts) throw error;
       const existing = (await collect(gateway.routes(apiId, { signal: context.signal }))).find((live) => live.routeKey === body.routeKey);
+      if (!existing && taken) throw error;
       if (existing) {
-        context.progress(`adopted route ${existing.routeId} (${existing.routeKey}) created by an attempt whose answer was lost`);
+        context.progress(`adopted route ${existing.routeId} (${existing.routeKey}) created ${taken ? "meanwhile by another run" : "by an attempt whose answer was lost"}`);
         if (existing.target !== body.target) await gateway.updateRoute(apiId, existing.routeId, { target: body.target ?? null }, { signal: context.signal });
         return;
       }

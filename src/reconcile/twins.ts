@@ -1,0 +1,111 @@
+import type { LoadedDocument } from "../desired/load.js";
+import type { IntegrationDocument } from "../desired/schema.js";
+import type { Integration } from "../spec/gateway.js";
+import { canonicalJson } from "../desired/canonical-json.js";
+import { integrationAddress, routeAddress } from "./kinds/gateway-common.js";
+import type { SourceLocation } from "../desired/desired-state-error.js";
+import type { PlanContext } from "./kinds/kind-engine.js";
+import { PHASE, type PlannedAction } from "./model.js";
+
+/**
+ * Twin integrations: what two converge runs leave when both create the same integration at once
+ * (DESIGN.md §3, "Concurrency and plan files"). Two parts, both deterministic so that any number of
+ * runs agree on which twin survives: the first in the API's listing, which is in creation order.
+ *
+ * - After creating, a run settles twins of what it created (created-twins.ts): it lists the API
+ *   once, and when an integration with the same natural key was created before its own, it adopts
+ *   that one and deletes its own. The first one created is never deleted (nothing was created
+ *   before it), and every run lists after its own create landed, so after the first one's: every
+ *   run sees the same first one.
+ * - Planning repairs identical twins it finds (resolveTwins, twinRepairActions): where an unpinned
+ *   document matches several live integrations that are identical twins (none managed by the
+ *   service, equal in every field but integrationId), in an API the plan prunes or with
+ *   --repair-twins, it keeps the first, retargets the routes that target the others to it, and
+ *   deletes the others. Any other set of matches stays ambiguous and is refused.
+ */
+
+/** Identical twins of a declared integration, to repair: keep `survivor`, delete `losers`. */
+export interface TwinGroup {
+  readonly apiId: string;
+  readonly survivor: Integration;
+  readonly losers: ReadonlyArray<Integration>;
+  /** The Integration document that matched them. */
+  readonly source: SourceLocation;
+  readonly name: string;
+  readonly why: "pruned" | "repair-twins";
+}
+
+/** An integration this apply created, or adopted after its create's answer was lost. */
+export interface CreatedIntegration {
+  readonly apiId: string;
+  /** The logical name of the document that created it. */
+  readonly name: string;
+  readonly integration: Integration;
+  /** Created by this apply (false: adopted, perhaps another run's). */
+  readonly ours: boolean;
+}
+
+/** The fields (besides integrationId) in which two live integrations differ, sorted; empty for identical twins. */
+export function twinDifferences(a: Integration, b: Integration): string[] {
+  const left = a as Readonly<Record<string, unknown>>;
+  const right = b as Readonly<Record<string, unknown>>;
+  const fields = new Set([...Object.keys(left), ...Object.keys(right)]);
+  fields.delete("integrationId");
+  return [...fields].filter((field) => canonicalJson(left[field]) !== canonicalJson(right[field])).sort();
+}
+
+/**
+ * Planning an unpinned document whose natural key matches several live `candidates`: the one it
+ * keeps when they are identical twins and their repair is allowed in the API (the others are then
+ * claimed and recorded for twinRepairActions), or a hint for the ambiguity problem saying why not.
+ */
+export function resolveTwins(loaded: LoadedDocument<IntegrationDocument>, apiId: string, candidates: ReadonlyArray<Integration>, context: PlanContext): { readonly survivor: Integration } | { readonly hint: string } {
+  const order = context.memo(`integration-order/${apiId}`, () => new Map(context.live.apis[apiId]!.integrations.map((live, index) => [live.integrationId, index])));
+  const [survivor, ...losers] = [...candidates].sort((a, b) => order.get(a.integrationId)! - order.get(b.integrationId)!) as [Integration, ...Integration[]];
+  const managed = candidates.filter((candidate) => candidate.apiGatewayManaged);
+  if (managed.length > 0) return { hint: ` (${managed.map((candidate) => candidate.integrationId).join(", ")} ${managed.length > 1 ? "are" : "is"} managed by the service, so they are not identical twins)` };
+  const different = losers.find((loser) => twinDifferences(survivor, loser).length > 0);
+  if (different) return { hint: ` (they are not identical twins: ${different.integrationId} differs from ${survivor.integrationId} in ${twinDifferences(survivor, different).join(", ")})` };
+  const why = context.twinRepair(apiId);
+  if (loaded.document.ensure !== "present") return { hint: "" };
+  if (why === undefined) {
+    return { hint: ` (they are identical twins, equal in every field but integrationId: converge apply repairs them, keeping the first, ${survivor.integrationId}, in an API a kind: Api document prunes, or with --repair-twins)` };
+  }
+  for (const loser of losers) context.claim("integrations", apiId, loser.integrationId);
+  context.recordTwins({ apiId, survivor, losers, source: loaded.source, name: loaded.document.name, why });
+  return { survivor };
+}
+
+/**
+ * The actions that repair recorded twins, planned once every document is: a delete of each twin
+ * the document does not keep, and a retarget to the kept one of each live route that targets a
+ * deleted twin and that neither a document declares (its own plan retargets it, by name) nor a
+ * planned action deletes. The protections still judge every delete.
+ */
+export function twinRepairActions(twins: ReadonlyArray<TwinGroup>, planned: ReadonlyArray<PlannedAction>, context: PlanContext): PlannedAction[] {
+  const deletedRoutes = new Set(planned.flatMap((action) => (action.request?.op === "deleteRoute" ? [`${action.request.apiId}/${action.request.routeId}`] : [])));
+  const actions: PlannedAction[] = [];
+  for (const { apiId, survivor, losers, source, name, why } of twins) {
+    const kept = `integrations/${survivor.integrationId}`;
+    const because = why === "pruned" ? `API ${apiId} is pruned` : "--repair-twins";
+    for (const loser of losers) {
+      const target = `integrations/${loser.integrationId}`;
+      for (const route of context.live.apis[apiId]!.routes) {
+        if (route.target !== target || context.isClaimed("routes", apiId, route.routeId) || deletedRoutes.has(`${apiId}/${route.routeId}`)) continue;
+        actions.push({
+          kind: "Route", address: routeAddress(apiId, route.routeKey), name: route.routeKey, identity: `${apiId}/${route.routeKey}`, source,
+          type: "update", phase: PHASE.routes, changes: [{ path: "target", before: target, after: kept }],
+          reason: `retargeted from ${loser.integrationId} to its identical twin ${survivor.integrationId}, which ${JSON.stringify(name)} keeps (${because})`,
+          request: { op: "updateRoute", apiId, routeId: route.routeId, patch: { target: kept } },
+        });
+      }
+      actions.push({
+        kind: "Integration", address: integrationAddress(apiId, loser.integrationId), name: loser.integrationId, identity: `${apiId}/${loser.integrationId}`, source,
+        type: "delete", phase: PHASE.integrationDeletes, changes: [],
+        reason: `identical twin of ${survivor.integrationId}, which ${JSON.stringify(name)} keeps (${because})`,
+        request: { op: "deleteIntegration", apiId, integrationId: loser.integrationId },
+      });
+    }
+  }
+  return actions;
+}
