@@ -39,8 +39,6 @@ export class AlternateContact extends ConvergeResource {
     super(scope, id, {
       kind: "AlternateContact",
       document: { ...head, spec },
-      identity: { ...head, spec: { type: props.type } },
-      deletable: true,
       schema: PresentAlternateContactDocument,
     });
   }

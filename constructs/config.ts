@@ -2,9 +2,11 @@ import { Construct, type IConstruct } from "constructs";
 import { z } from "zod";
 import { SYNTH_DESIRED_FILE } from "../src/desired/synth-file.js";
 import { describeZodIssues } from "../src/spec/field-issues.js";
-import { declaredResourcesOf, documentHash, resourceBaseName, triggerJson } from "./documents.js";
+import { INVENTORY_MAX_CHUNKS } from "../src/desired/inventory.js";
+import { resourceBaseName } from "./documents.js";
 import { duplicateConfig, missingConfig } from "./errors.js";
-import { VEHICLES, createVehicleResource, declareVehicleProvider, stackOf, writeBesideStack, type EnvironmentValue, type LocalExec, type Vehicle, type VehicleResource } from "./vehicle.js";
+import { StackState } from "./stack-state.js";
+import { VEHICLES, createVehicleResource, hasTemplateSequence, declareVehicleProvider, stackOf, writeBesideStack, type EnvironmentValue, type LocalExec, type Vehicle } from "./vehicle.js";
 
 export interface ConvergeConfigProps {
   /** Origin of both services, handed to the CLI as CONVERGE_ENDPOINT (not a secret: it is written into cdk.tf.json). @default the CONVERGE_ENDPOINT of the environment terraform runs in */
@@ -17,33 +19,47 @@ export interface ConvergeConfigProps {
   readonly cli?: string;
 }
 
+const NO_TEMPLATE = { error: "expected no terraform template sequence (${ or %{): terraform would evaluate it" };
 const ConfigPropsSchema = z.strictObject({
-  endpoint: z.string().regex(/^https?:\/\/[^\s/]+\S*$/, { error: "expected an http(s) origin such as http://127.0.0.1:4566" }).optional(),
+  endpoint: z.string().regex(/^https?:\/\/[^\s/]+\S*$/, { error: "expected an http(s) origin such as http://127.0.0.1:4566" }).refine((text) => !hasTemplateSequence(text), NO_TEMPLATE).optional(),
   tokenEnvironmentVariable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "expected the name of an environment variable, e.g. CONVERGE_TOKEN" }).optional(),
   vehicle: z.enum(VEHICLES, { error: 'expected "null_resource" or "terraform_data"' }).optional(),
-  cli: z.string().regex(/^[^\r\n]*\S[^\r\n]*$/, { error: "expected a command on one line, e.g. converge or node /path/to/dist/src/cli/main.js" }).optional(),
+  cli: z.string().regex(/^[^\r\n]*\S[^\r\n]*$/, { error: "expected a command on one line, e.g. converge or node /path/to/dist/src/cli/main.js" }).refine((text) => !hasTemplateSequence(text), NO_TEMPLATE).optional(),
 });
 
 const BRAND = Symbol.for("converge.cdktf.config");
-/** The environment variable the provisioners hand documents over in (never the command line). */
-const DOCUMENT_VARIABLE = "CONVERGE_DOCUMENT";
-const KEEP_VARIABLE = "CONVERGE_KEEP";
+/** The variable the provisioners get the sha256 of converge.desired.json in (the CLI refuses another file). */
+const SHA256_VARIABLE = "CONVERGE_DESIRED_SHA256";
+/** The prefix of the variables the inventory's chunks reach the CLI in (CONVERGE_PREVIOUS_0, _1, …). */
+const PREVIOUS_VARIABLE = "CONVERGE_PREVIOUS";
+/** The key of the apply resource's triggers that holds the sha256 of converge.desired.json. */
+export const DESIRED_TRIGGER = "converge.desired.json";
 
 /**
  * How a stack's converge resources reach the services: the endpoint, the name of the variable
- * holding the token, the terraform resource type that carries the documents, and the CLI the
+ * holding the token, the terraform resource type that carries the stack's state, and the CLI the
  * provisioners run. One per stack, created before the first converge resource.
  *
- * It also owns the stack-level pieces: the null provider (for the null_resource vehicle), the
- * `converge.desired.json` file written beside cdk.tf.json at synth (`converge plan|drift
- * --from-synth`), and `<id>_inventory`, a resource whose triggers list the identities of the stack's
- * deletable resources. terraform runs no destroy-time provisioner of a resource removed from the
- * configuration, so the inventory is what deletes the resource of a removed construct: when its
- * list changes it is replaced, and its destroy-time provisioner deletes every identity of the old
- * list that the new list (a literal of the configuration, read at destroy) no longer holds. Every
- * identity resource depends on the inventory, so that terraform destroys the inventory after them:
- * the identity resources' own deletes (in order: routes before integrations) come first, and the
- * inventory finds only what no identity resource deleted.
+ * The stack's constructs are deployed together, by three resources of the vehicle that this
+ * construct owns, whatever the number of constructs (README, "cdktf constructs: one converge run
+ * per deploy"):
+ *
+ * - `<id>_apply`: its triggers map each construct's path to the sha256 of its document (so that
+ *   `terraform plan` names the constructs that change), and hold the sha256 of converge.desired.json;
+ *   when they change, it is replaced, and its create-time provisioner runs `converge apply` of the
+ *   stack's whole desired state (which writes only what differs).
+ * - `<id>_inventory`: its triggers hold the stack's inventory (the identity documents of what the
+ *   stack makes exist). When a resource's identity leaves the stack, the inventory is replaced, and
+ *   its destroy-time provisioner, which reads the old inventory from its own triggers, runs
+ *   `converge apply` of the current desired state and deletes what the old inventory lists and the
+ *   current one does not (routes before integrations, after the routes that targeted them moved).
+ * - `<id>_owner`: never replaced; its destroy-time provisioner, run by `cdktf destroy`, deletes
+ *   everything the stack's desired state makes exist. The inventory depends on it, so that its
+ *   destroy comes after the inventory's (which deletes what is deployed and no longer declared).
+ *
+ * The documents reach the CLI in converge.desired.json, beside cdk.tf.json (`--from-synth .`,
+ * checked against the sha256 terraform planned with), the inventory in the environment; never in a
+ * command line.
  */
 export class ConvergeConfig extends Construct {
   /** The ConvergeConfig of the stack `scope` belongs to; throws when the stack has none. */
@@ -59,10 +75,12 @@ export class ConvergeConfig extends Construct {
   readonly endpoint: string | undefined;
   readonly tokenEnvironmentVariable: string;
   readonly cli: string;
-  /** The terraform address of the inventory resource. */
+  /** The terraform address of the resource that applies the stack's desired state. */
+  readonly applyAddress: string;
+  /** The terraform address of the resource that holds the stack's inventory. */
   readonly inventoryAddress: string;
-  /** @internal The inventory resource: every identity resource depends on it, so that its destroy runs after theirs. */
-  readonly inventoryResource: VehicleResource;
+  /** The terraform address of the resource whose destroy deletes everything the stack made. */
+  readonly ownerAddress: string;
 
   constructor(scope: Construct, id: string, props: ConvergeConfigProps = {}) {
     super(scope, id);
@@ -73,46 +91,49 @@ export class ConvergeConfig extends Construct {
 
     const parsed = ConfigPropsSchema.safeParse(props);
     const problems = parsed.success ? [] : describeZodIssues(parsed.error.issues, props).map((issue) => issue.message);
-    this.node.addValidation({ validate: () => problems });
     this.vehicle = VEHICLES.includes(props.vehicle as Vehicle) ? props.vehicle! : "null_resource";
     this.endpoint = props.endpoint;
     this.tokenEnvironmentVariable = props.tokenEnvironmentVariable ?? "CONVERGE_TOKEN";
     this.cli = props.cli ?? "converge";
 
     declareVehicleProvider(this, "null", this.vehicle);
-    const identities = () => declaredResourcesOf(stack).filter((resource) => resource.deletable).map((resource) => resource.identityDocument);
-    const name = `${resourceBaseName(this)}_inventory`;
-    this.inventoryResource = createVehicleResource(this, "inventory", {
+    const state = new StackState(stack);
+    this.node.addValidation({ validate: () => [...problems, ...state.problems()] });
+    const base = resourceBaseName(this);
+    const desiredSha256 = { literal: () => state.desiredSha256() };
+    const owner = createVehicleResource(this, "owner", {
       vehicle: this.vehicle,
-      name,
-      triggers: { document: () => triggerJson(identities()), hash: () => documentHash(identities()) },
-      provisioner: this.#localExec("destroy", `delete --document-env ${DOCUMENT_VARIABLE} --keep-env ${KEEP_VARIABLE} --auto-approve`, { [KEEP_VARIABLE]: { literal: () => triggerJson(identities()) } }),
+      name: `${base}_owner`,
+      triggers: () => ({}),
+      provisioner: this.#localExec("destroy", `delete --from-synth . --expect-sha256-env ${SHA256_VARIABLE} --auto-approve`, { [SHA256_VARIABLE]: desiredSha256 }),
     });
-    this.inventoryAddress = `${this.vehicle}.${name}`;
-    writeBesideStack(this, SYNTH_DESIRED_FILE, () => `${JSON.stringify(declaredResourcesOf(stack).map((resource) => resource.document), null, 2)}\n`);
+    const previous = Object.fromEntries(Array.from({ length: INVENTORY_MAX_CHUNKS }, (_, index) => [`${PREVIOUS_VARIABLE}_${index}`, { trigger: `inventory_${index}` }]));
+    const inventory = createVehicleResource(this, "inventory", {
+      vehicle: this.vehicle,
+      name: `${base}_inventory`,
+      triggers: () => ({ ...Object.fromEntries(state.inventoryChunks().map((chunk, index) => [`inventory_${index}`, chunk])), resources: String(state.inventory().length) }),
+      provisioner: this.#localExec("destroy", `apply --from-synth . --expect-sha256-env ${SHA256_VARIABLE} --previous-env ${PREVIOUS_VARIABLE} --auto-approve`, { [SHA256_VARIABLE]: desiredSha256, ...previous }),
+      dependsOn: [owner],
+    });
+    const apply = createVehicleResource(this, "apply", {
+      vehicle: this.vehicle,
+      name: `${base}_apply`,
+      triggers: () => ({ ...state.documentHashes(), [DESIRED_TRIGGER]: state.desiredSha256() }),
+      provisioner: this.#localExec("create", `apply --from-synth . --expect-sha256-env ${SHA256_VARIABLE} --auto-approve`, { [SHA256_VARIABLE]: desiredSha256 }),
+      dependsOn: [inventory],
+    });
+    this.applyAddress = apply.address;
+    this.inventoryAddress = inventory.address;
+    this.ownerAddress = owner.address;
+    writeBesideStack(this, SYNTH_DESIRED_FILE, () => state.desiredText());
   }
 
-  /**
-   * The local-exec provisioner of a converge resource: `apply` at create time (the document
-   * resource), `delete` at destroy time (the identity resource). The command is fixed text; the
-   * document travels in CONVERGE_DOCUMENT, read from the resource's own triggers.
-   */
-  provisioner(action: "apply" | "delete"): LocalExec {
-    return action === "apply"
-      ? this.#localExec("create", `apply --document-env ${DOCUMENT_VARIABLE} --auto-approve`)
-      : this.#localExec("destroy", `delete --document-env ${DOCUMENT_VARIABLE} --auto-approve`);
-  }
-
-  #localExec(when: LocalExec["when"], args: string, extra: Readonly<Record<string, EnvironmentValue>> = {}): LocalExec {
+  #localExec(when: LocalExec["when"], args: string, environment: Readonly<Record<string, EnvironmentValue>>): LocalExec {
     const tokenFlag = this.tokenEnvironmentVariable === "CONVERGE_TOKEN" ? "" : ` --token-env ${this.tokenEnvironmentVariable}`;
     return {
       when,
       command: `${this.cli} ${args}${tokenFlag}`,
-      environment: {
-        [DOCUMENT_VARIABLE]: { trigger: "document" },
-        ...extra,
-        ...(this.endpoint !== undefined ? { CONVERGE_ENDPOINT: { literal: this.endpoint } } : {}),
-      },
+      environment: { ...environment, ...(this.endpoint !== undefined ? { CONVERGE_ENDPOINT: { literal: this.endpoint } } : {}) },
     };
   }
 }

@@ -4,41 +4,28 @@ import type { LoadedDocument } from "../src/desired/load.js";
 import { DOCUMENT_SCHEMAS, type Document, type Kind } from "../src/desired/schema.js";
 import { crossCheckDocuments } from "../src/desired/cross-check.js";
 import { ConvergeConfig } from "./config.js";
-import { brandAsResource, documentHash, isDeclaredResource, resourceBaseName, triggerJson, type DeclaredResource, type DocumentValue } from "./documents.js";
-import { duplicateResourceName } from "./errors.js";
+import { identityDocumentOf, type IdentityDocument } from "../src/desired/inventory.js";
+import { brandAsResource, isDeclaredResource, type DeclaredResource, type DocumentValue } from "./documents.js";
+import { DESIRED_TRIGGER } from "./config.js";
+import { triggerKeyTaken } from "./errors.js";
 import { documentProblems } from "./validation.js";
-import { createVehicleResource, stackOf, type VehicleResource } from "./vehicle.js";
+import { stackOf } from "./vehicle.js";
 
-/** What a construct declares: its document, the document that names its identity, and how to check them. */
+/** What a construct declares: its document, and how to check it. */
 export interface ResourceDeclaration {
-  readonly kind: Exclude<Kind, "Api">;
+  readonly kind: Kind;
   /** The full desired-state document: what `converge apply` makes true. */
   readonly document: DocumentValue;
-  /** The document naming only the live resource's identity: what `converge delete` removes. */
-  readonly identity: DocumentValue;
-  /** Whether the kind can be deleted (RegionOptIn cannot: removing it leaves the Region as it is). */
-  readonly deletable: boolean;
   /** The schema the document is checked with: the desired-state schema of the kind, or one built from its parts. */
   readonly schema: z.ZodType;
   /** Problems the schema cannot see (a target in another stack, …). */
   readonly problems?: ReadonlyArray<string>;
-  /** Resources whose documents are applied together with this one, before it (a route's target integration). */
-  readonly companions?: ReadonlyArray<ConvergeResource>;
-  /** Extra identity triggers: their change replaces the identity resource (deleting the live resource first). */
-  readonly identityTriggers?: Readonly<Record<string, string>>;
 }
 
 /**
- * A converge resource in a cdktf stack. It emits two resources of the configured vehicle:
- *
- * - `<name>_identity`, whose triggers hold the document naming the live resource's identity, with
- *   a destroy-time local-exec provisioner that deletes it (reading only its own triggers);
- * - `<name>_document`, whose triggers hold the full document and its hash, with a create-time
- *   local-exec provisioner that applies it; it depends on the identity resource.
- *
- * Both replace on change, so a content change replaces only the document resource (the apply is an
- * in-place update through the reconciler), while an identity change replaces both (the old resource
- * is deleted, the new one applied).
+ * A converge resource in a cdktf stack: one desired-state document. It emits no terraform resource
+ * of its own: the stack's ConvergeConfig deploys every construct's document in one converge run, and
+ * names the construct in its triggers (so `terraform plan` shows which constructs change).
  */
 export abstract class ConvergeResource extends Construct implements DeclaredResource {
   /** Whether `value` is a converge resource construct of this install. */
@@ -48,51 +35,26 @@ export abstract class ConvergeResource extends Construct implements DeclaredReso
 
   /** The desired-state document this construct declares (as written to converge.desired.json). */
   readonly document: DocumentValue;
-  /** The document naming the live resource's identity (what a destroy deletes). */
-  readonly identityDocument: DocumentValue;
-  /** Whether destroying the construct deletes the live resource. */
+  /** The document naming the live resource's identity (what removing the construct deletes); undefined when removing it deletes nothing (RegionOptIn). */
+  readonly identityDocument: IdentityDocument | undefined;
+  /** Whether removing or destroying the construct deletes the live resource. */
   readonly deletable: boolean;
-  /** The terraform address of the identity resource, e.g. `terraform_data.security_identity`. */
-  readonly identityAddress: string;
-  /** The terraform address of the document resource, e.g. `terraform_data.security_document`. */
-  readonly documentAddress: string;
-  /** @internal The document resource, for constructs that must come after it. */
-  readonly documentResource: VehicleResource;
-  /** @internal The terraform resource base name (`<name>_identity`, `<name>_document`). */
-  readonly resourceName: string;
+  /** The key of the stack's apply resource's triggers that holds this construct's document hash: its path below the stack. */
+  readonly triggerKey: string;
   readonly #kind: ResourceDeclaration["kind"];
   readonly #problems: ReadonlyArray<string>;
 
   protected constructor(scope: Construct, id: string, declaration: ResourceDeclaration) {
     super(scope, id);
     brandAsResource(this);
-    const config = ConvergeConfig.of(this);
+    ConvergeConfig.of(this);
     this.document = declaration.document;
-    this.identityDocument = declaration.identity;
-    this.deletable = declaration.deletable;
     this.#kind = declaration.kind;
     this.#problems = [...documentProblems(declaration.schema, declaration.document), ...(declaration.problems ?? [])];
-    this.resourceName = resourceBaseName(this);
-
-    const companions = declaration.companions ?? [];
-    const dependsOn = companions.map((companion) => companion.documentResource);
-    const identity = createVehicleResource(this, "identity", {
-      vehicle: config.vehicle,
-      name: `${this.resourceName}_identity`,
-      triggers: { document: triggerJson(declaration.identity), hash: documentHash(declaration.identity), ...declaration.identityTriggers },
-      provisioner: declaration.deletable ? config.provisioner("delete") : undefined,
-      dependsOn: [config.inventoryResource, ...dependsOn],
-    });
-    const applied = companions.length > 0 ? [...companions.map((companion) => companion.document), declaration.document] : declaration.document;
-    this.documentResource = createVehicleResource(this, "document", {
-      vehicle: config.vehicle,
-      name: `${this.resourceName}_document`,
-      triggers: { document: triggerJson(applied), hash: documentHash(applied) },
-      provisioner: config.provisioner("apply"),
-      dependsOn: [identity, ...dependsOn],
-    });
-    this.identityAddress = identity.address;
-    this.documentAddress = this.documentResource.address;
+    this.identityDocument = this.#problems.length === 0 ? identityDocumentOf(declaration.document) : undefined;
+    this.deletable = this.identityDocument !== undefined;
+    const stack = stackOf(this);
+    this.triggerKey = this.node.path.slice(stack.node.path === "" ? 0 : stack.node.path.length + 1);
     this.node.addValidation({ validate: () => [...this.#problems, ...stackProblemsOf(this)] });
   }
 
@@ -111,14 +73,13 @@ export function resourcesOf(stack: IConstruct): ConvergeResource[] {
 
 /**
  * Problems of `resource` that show only among the stack's documents, found with the desired-state
- * loader's own cross-document checks (one document per identity, one pin per live ID, …), and
- * terraform names that two constructs would share.
+ * loader's own cross-document checks (one document per identity, one pin per live ID, …), and a
+ * path that would take the trigger key of the stack's desired-state file.
  */
 function stackProblemsOf(resource: ConvergeResource): string[] {
   const resources = resourcesOf(stackOf(resource));
   const problems: string[] = [];
-  const firstWithName = resources.find((other) => other.resourceName === resource.resourceName);
-  if (firstWithName && firstWithName !== resource) problems.push(duplicateResourceName(resource.resourceName, firstWithName.node.path));
+  if (resource.triggerKey === DESIRED_TRIGGER) problems.push(triggerKeyTaken(DESIRED_TRIGGER));
   const loaded: LoadedDocument[] = [];
   for (const other of resources) {
     const document = other.parsedDocument();
@@ -129,8 +90,10 @@ function stackProblemsOf(resource: ConvergeResource): string[] {
   for (const problem of crossCheckDocuments(loaded)) {
     if (problem.file !== resource.node.path) continue;
     // the loader locates documents as file:line; a construct is located by its path alone
-    const message = resources.reduce((text, other) => text.replaceAll(`${other.node.path}:1`, `"${other.node.path}"`), problem.message);
-    problems.push(problem.path ? `${problem.path}: ${message}` : message);
+    // and its spec's fields are props of their own (`apiKeyRequired`, not `spec.apiKeyRequired`)
+    const message = resources.reduce((text, other) => text.replaceAll(`${other.node.path}:1`, `"${other.node.path}"`), problem.message).replace(/\bspec\./g, "");
+    const prop = problem.path?.replace(/^spec\.?/, "");
+    problems.push(prop && !message.startsWith(prop) ? `${prop}: ${message}` : message);
   }
   return problems;
 }

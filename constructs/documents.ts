@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { IConstruct } from "constructs";
 import { canonicalJson } from "../src/desired/canonical-json.js";
-import { stackOf, templateSafeJson } from "./vehicle.js";
+import { stackOf } from "./vehicle.js";
 
 /** A JSON document as the constructs build it (validated at synth, so typed loosely here). */
 export type DocumentValue = Readonly<Record<string, unknown>>;
@@ -10,10 +10,6 @@ export type DocumentValue = Readonly<Record<string, unknown>>;
 export interface DeclaredResource extends IConstruct {
   /** The desired-state document the construct declares. */
   readonly document: DocumentValue;
-  /** The document naming the live resource's identity. */
-  readonly identityDocument: DocumentValue;
-  /** Whether destroying the construct deletes the live resource. */
-  readonly deletable: boolean;
 }
 
 const BRAND = Symbol.for("converge.cdktf.resource");
@@ -35,11 +31,6 @@ export function declaredResourcesOf(stack: IConstruct): DeclaredResource[] {
 /** sha256 of a JSON value's canonical text (keys sorted): equal documents, equal hashes. */
 export function documentHash(value: unknown): string {
   return createHash("sha256").update(canonicalJson(value)).digest("hex");
-}
-
-/** The canonical JSON of a value, safe to write into cdk.tf.json (no `${` or `%{` left for terraform to expand). */
-export function triggerJson(value: unknown): string {
-  return templateSafeJson(canonicalJson(value));
 }
 
 /** A terraform resource name from a construct's path below its stack: `api/get-orders` → `api_get-orders`. */

@@ -23,6 +23,10 @@ export function targetNotIntegration(received: string): string {
   return `target ${received} is not valid: expected an Integration construct, "integrations/<integrationId>" or null`;
 }
 
-export function duplicateResourceName(name: string, firstPath: string): string {
-  return `the terraform resource name ${JSON.stringify(name)} derived from this construct's path is already used by "${firstPath}": give one of them another id`;
+export function inventoryTooLarge(stackPath: string, resources: number, characters: number, limit: number): string {
+  return `stack "${stackPath}" declares ${resources} deletable resources, whose inventory takes about ${characters} characters of the provisioner's environment (at most ${limit}): split the stack into several stacks`;
+}
+
+export function triggerKeyTaken(key: string): string {
+  return `the construct's path ${JSON.stringify(key)} is the key the stack's apply resource keeps the sha256 of its desired-state file under: give the construct another id`;
 }

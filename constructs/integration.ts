@@ -1,6 +1,5 @@
 import type { Construct } from "constructs";
 import { IntegrationDocument, type ApiRef, type IntegrationSpec } from "../src/desired/schema.js";
-import { NATURAL_KEY_FIELDS } from "../src/desired/kinds/integration.js";
 import { ConvergeResource } from "./converge-resource.js";
 
 export interface IntegrationProps {
@@ -66,13 +65,9 @@ export class Integration extends ConvergeResource {
 
   constructor(scope: Construct, id: string, props: IntegrationProps) {
     const { name = id, api, ...spec } = props;
-    const keyFields = Object.fromEntries(NATURAL_KEY_FIELDS.filter((field) => spec[field] !== undefined).map((field) => [field, spec[field]]));
-    const pin = spec.integrationId !== undefined ? { integrationId: spec.integrationId } : {};
     super(scope, id, {
       kind: "Integration",
       document: { kind: "Integration", name, api, spec },
-      identity: { kind: "Integration", name, api, spec: { integrationType: spec.integrationType, ...keyFields, ...pin } },
-      deletable: true,
       schema: IntegrationDocument,
     });
     this.name = name;

@@ -23,8 +23,6 @@ export class RegionOptIn extends ConvergeResource {
     super(scope, id, {
       kind: "RegionOptIn",
       document: { ...head, spec },
-      identity: { ...head, spec: { region: props.region } },
-      deletable: false,
       schema: RegionOptInDocument,
     });
   }

@@ -3,7 +3,6 @@ import { RouteDocument, type ApiRef, type RouteSpec } from "../src/desired/schem
 import { renderValue } from "../src/spec/field-issues.js";
 import { apiRefKey, describeApiRef } from "../src/desired/api-ref.js";
 import { ConvergeResource } from "./converge-resource.js";
-import { documentHash } from "./documents.js";
 import { targetInOtherApi, targetNotInStack, targetNotIntegration } from "./errors.js";
 import { Integration } from "./integration.js";
 import { stackOf } from "./vehicle.js";
@@ -46,38 +45,28 @@ void _sameFields;
 
 /**
  * A route of an API (desired-state kind Route). Identity: (API, routeKey), or a pinned routeId.
- * With `target: someIntegration`, the route's document resource applies the integration's document
- * together with its own (so that the CLI resolves `target: {integration: name}`), and both of the
- * route's resources depend on the integration's document resource: created after it, destroyed
- * before it. A change of that integration's identity replaces the route too (deleted, then created
- * again), because the service refuses to delete an integration a route still targets.
+ * `target: someIntegration` writes `target: {integration: <its name>}` into the document: the stack's
+ * converge run creates the integration before the route, and deletes the route (or moves it to its
+ * new target) before an integration it no longer targets.
  */
 export class Route extends ConvergeResource {
   constructor(scope: Construct, id: string, props: RouteProps) {
     const { api, name, target, ...rest } = props;
     const problems: string[] = [];
     let spec: Record<string, unknown> = { ...rest };
-    let companion: Integration | undefined;
     if (target instanceof Integration) {
       spec = { ...rest, target: { integration: target.name } };
       if (stackOf(target) !== stackOf(scope)) problems.push(targetNotInStack(target.node.path, stackOf(scope).node.path));
       else if (apiRefKey(target.api) !== apiRefKey(api)) problems.push(targetInOtherApi(target.node.path, describeApiRef(target.api), describeApiRef(api)));
-      else companion = target;
     } else if (target !== undefined) {
       if (target !== null && typeof target !== "string") problems.push(targetNotIntegration(renderValue(target)));
       else spec = { ...rest, target };
     }
-    const routeId = rest.routeId !== undefined ? { routeId: rest.routeId } : {};
     super(scope, id, {
       kind: "Route",
       document: { kind: "Route", ...(name !== undefined ? { name } : {}), api, spec },
-      identity: { kind: "Route", api, spec: { routeKey: rest.routeKey, ...routeId } },
-      deletable: true,
       schema: RouteDocument,
       problems,
-      companions: companion ? [companion] : [],
-      // the route goes (and comes back) when its integration is replaced: the old one can then be deleted
-      identityTriggers: companion ? { target: documentHash(companion.identityDocument) } : {},
     });
   }
 }

@@ -1,56 +1,7 @@
-import { fileURLToPath } from "node:url";
 import { App, TerraformStack } from "cdktf";
-import type { Construct } from "constructs";
-import { AlternateContact, ConvergeConfig, Integration, RegionOptIn, Route, type Vehicle } from "converge/constructs";
+import { declareShop } from "./shop.js";
 
-/** The demo world's HTTP API `orders` (converge serve boots it). */
-const ORDERS_API = "a1b2c3d4e5";
-
-/**
- * A shop's account and API settings: two alternate contacts, a backend integration with the two
- * routes that target it, and an opt-in Region. Every construct of converge/constructs, once.
- */
-class ShopStack extends TerraformStack {
-  constructor(scope: Construct, id: string) {
-    super(scope, id);
-    new ConvergeConfig(this, "converge", {
-      endpoint: process.env.CONVERGE_ENDPOINT ?? "http://127.0.0.1:4566",
-      // null_resource by default; terraform_data where terraform init cannot download the null provider
-      vehicle: (process.env.CONVERGE_VEHICLE ?? "null_resource") as Vehicle,
-      // the converge installed beside this app (the provisioners run it; quoted: the path may hold spaces)
-      cli: process.env.CONVERGE_CLI ?? `node "${fileURLToPath(new URL("./node_modules/converge/dist/src/cli/main.js", import.meta.url))}"`,
-    });
-
-    new AlternateContact(this, "security-contact", {
-      type: "SECURITY",
-      name: "Security Team",
-      title: "CISO",
-      emailAddress: "security@example.com",
-      phoneNumber: "+1 555 0100",
-    });
-    new AlternateContact(this, "billing-contact", {
-      type: "BILLING",
-      name: "Accounts Payable",
-      title: "Finance",
-      emailAddress: "billing@example.com",
-      phoneNumber: "+1 555 0101",
-    });
-
-    const catalog = new Integration(this, "catalog-backend", {
-      api: ORDERS_API,
-      integrationType: "HTTP_PROXY",
-      integrationUri: "https://catalog.internal.example/api",
-      integrationMethod: "ANY",
-      payloadFormatVersion: "1.0",
-      timeoutInMillis: 10000,
-    });
-    new Route(this, "list-products", { api: ORDERS_API, routeKey: "GET /products", target: catalog });
-    new Route(this, "get-product", { api: ORDERS_API, routeKey: "GET /products/{id}", target: catalog });
-
-    new RegionOptIn(this, "hong-kong", { region: "ap-east-1", enabled: true });
-  }
-}
-
+// cdktf 0.21 (deprecated upstream on 2025-12-10); main-cdktn.ts is the same app on the maintained fork
 const app = new App();
-new ShopStack(app, "shop");
+declareShop(new TerraformStack(app, "shop"));
 app.synth();

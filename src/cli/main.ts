@@ -77,6 +77,9 @@ withOutputOptions(withConnectionOptions(program
   .option("--target <kind/name>", "apply only this resource (repeatable)", repeatable, [])
   .option("--parallelism <n>", "actions in flight at once", integerIn(1, 256, "a number"), 10)
   .option("--document-env <var>", "apply the documents held as JSON in this environment variable (one, or an array), instead of -f")
+  .option("--from-synth <dir>", "apply the desired state a cdktf synth wrote (a stack's directory, or cdktf.out), instead of -f")
+  .option("--expect-sha256-env <var>", "with --from-synth: refuse unless the stack's converge.desired.json has the sha256 held in this variable")
+  .option("--previous-env <prefix>", "with --from-synth: the stack's previous inventory, in PREFIX_0, PREFIX_1, …; what it lists and the desired state no longer declares is deleted")
   .option("--lock <file>", "hold this advisory lock for the whole apply: runs sharing the file take turns (FILE records the holder; FILE.lock is the lock)")
   .option("--lock-timeout <seconds>", "how long to wait for --lock before giving up", integerIn(0, 86_400, "seconds"), 300)))
   .action(async (planFile: string | undefined, options: ApplyFlags) => {
@@ -86,9 +89,11 @@ withOutputOptions(withConnectionOptions(program
 
 withOutputOptions(withConnectionOptions(program
   .command("delete")
-  .description("delete the resources the documents in an environment variable name (planned as ensure: absent; protections apply)")
+  .description("delete the resources the documents in an environment variable, or a cdktf stack, name (planned as ensure: absent; protections apply)")
   .option("--document-env <var>", "environment variable holding the documents as JSON (one, or an array)")
   .option("--keep-env <var>", "environment variable listing documents (JSON array) to leave alone")
+  .option("--from-synth <dir>", "delete everything a cdktf stack's desired state makes exist (the stack's directory; RegionOptIn is left as it is)")
+  .option("--expect-sha256-env <var>", "with --from-synth: refuse unless the stack's converge.desired.json has the sha256 held in this variable")
   .option("--auto-approve", "delete without asking (required when not on a terminal)", false)
   .option("--parallelism <n>", "actions in flight at once", integerIn(1, 256, "a number"), 10)
   .option("--lock <file>", "hold this advisory lock while deleting: runs sharing the file take turns")

@@ -3,6 +3,7 @@ import type { DesiredStateProblem } from "../desired/desired-state-error.js";
 import type { LoadedDocument } from "../desired/load.js";
 import { apiRefKey } from "../desired/api-ref.js";
 import { crossCheckDocuments } from "../desired/cross-check.js";
+import { problemAt } from "../desired/kinds/kind-model.js";
 import { readKeyText } from "../desired/read-key.js";
 import type { ApiRef, Kind } from "../desired/schema.js";
 import type { ProtocolType } from "../spec/gateway.js";
@@ -22,6 +23,13 @@ export interface PlanOptions {
   readonly repairTwins?: boolean;
   /** Never plan a twin repair: twins stay an ambiguous match (drift reports what is, and never writes). */
   readonly refuseTwins?: boolean;
+  /**
+   * `ensure: absent` documents of resources that were declared before and are not any more (a cdktf
+   * stack's previous inventory, src/desired/inventory.ts). Each plans a delete, after everything the
+   * documents plan, and only of a live resource no document claims (the same resource named another
+   * way, say by its API's name instead of its apiId, is kept); one whose API is gone has nothing to delete.
+   */
+  readonly removed?: ReadonlyArray<LoadedDocument>;
 }
 
 export interface PlanResult {
@@ -60,7 +68,8 @@ export function fingerprint(live: LiveState): string {
  */
 export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, options: PlanOptions = {}): PlanResult {
   const twins: TwinGroup[] = [];
-  const context = createPlanContext(live, options, documents, twins);
+  const claimed = new Map<string, Set<string>>();
+  const context = createPlanContext(live, options, documents, twins, claimed);
   const problems: DesiredStateProblem[] = [];
   const actions: PlannedAction[] = [];
   const order = new Map<Kind, number>(kindsInPlanOrder().map((kind, index) => [kind, index]));
@@ -74,6 +83,9 @@ export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, 
   }
   actions.push(...twinRepairActions(twins, actions, context));
   problems.push(...resolvedCrossCheck(documents, live));
+  const removed = planRemoved(options.removed ?? [], context, order, new Map([...claimed].map(([key, ids]) => [key, new Set(ids)])));
+  actions.push(...removed.actions);
+  problems.push(...removed.problems);
   const protectedActions = applyProtections(actions, live)
     .map((action, index) => ({ action, index }))
     .sort((a, b) => a.action.phase - b.action.phase || a.index - b.index)
@@ -92,6 +104,43 @@ export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, 
 }
 
 /**
+ * The deletes of documents no longer declared (PlanOptions.removed), planned once every document
+ * has claimed its live resource: a delete of a claimed resource is dropped, and so is a document
+ * whose API no longer exists (what it named went with it).
+ */
+function planRemoved(removed: ReadonlyArray<LoadedDocument>, context: PlanContext, order: ReadonlyMap<Kind, number>, claimedByDocuments: ReadonlyMap<string, ReadonlySet<string>>): { actions: PlannedAction[]; problems: DesiredStateProblem[] } {
+  const actions: PlannedAction[] = [];
+  const problems: DesiredStateProblem[] = [];
+  const declared = (request: PlannedAction["request"]): boolean =>
+    (request?.op === "deleteIntegration" && (claimedByDocuments.get(`integrations/${request.apiId}`)?.has(request.integrationId) ?? false)) ||
+    (request?.op === "deleteRoute" && (claimedByDocuments.get(`routes/${request.apiId}`)?.has(request.routeId) ?? false));
+  const planned = [...removed].sort((a, b) => order.get(a.document.kind)! - order.get(b.document.kind)!).map((loaded) => {
+    const document = loaded.document;
+    const resolved = "api" in document ? context.resolveApi(document.api) : undefined;
+    if (resolved && "problem" in resolved) {
+      // not found: nothing to delete; two APIs of that name: which one is not known, say so
+      const ambiguous = "api" in document && typeof document.api !== "string" && (context.live.apiIdsByName[document.api.name]?.length ?? 0) > 1;
+      return { actions: [], problems: ambiguous ? [problemAt(loaded, ["api"], resolved.problem)] : [] };
+    }
+    const result = engineOf(document.kind).plan(loaded, context);
+    const deletes = result.actions.filter((action) => action.type === "delete" && !declared(action.request));
+    return { actions: deletes.map((action) => ({ ...action, reason: `no longer declared (${liveIdOf(action.request)}, listed by the previous deploy)` })), problems: result.problems };
+  });
+  for (const result of planned) {
+    actions.push(...result.actions);
+    problems.push(...result.problems);
+  }
+  return { actions, problems };
+}
+
+function liveIdOf(request: PlannedAction["request"]): string {
+  if (request?.op === "deleteIntegration") return `integration ${request.integrationId}`;
+  if (request?.op === "deleteRoute") return `route ${request.routeId}`;
+  if (request?.op === "deleteContact") return `contact ${request.contactType} of ${request.account}`;
+  return "its live resource";
+}
+
+/**
  * The cross-document checks again, with every API reference resolved to its apiId: offline, an
  * apiId and a name are never taken for the same API (only live state tells), so two documents of one
  * API that name it differently are compared here (one document per identity, a route target
@@ -107,8 +156,7 @@ function resolvedCrossCheck(documents: ReadonlyArray<LoadedDocument>, live: Live
   return crossCheckDocuments(documents, { resolvedApiKey });
 }
 
-function createPlanContext(live: LiveState, options: PlanOptions, documents: ReadonlyArray<LoadedDocument>, twins: TwinGroup[]): PlanContext {
-  const claimed = new Map<string, Set<string>>();
+function createPlanContext(live: LiveState, options: PlanOptions, documents: ReadonlyArray<LoadedDocument>, twins: TwinGroup[], claimed: Map<string, Set<string>>): PlanContext {
   const claimsOf = (collection: string, apiId: string) => {
     const key = `${collection}/${apiId}`;
     let ids = claimed.get(key);

@@ -12,12 +12,15 @@ export interface ReconcileOptions {
   readonly repairTwins?: boolean;
   readonly parallelism?: number;
   readonly signal?: AbortSignal | undefined;
+  /** Documents no longer declared, to delete (PlanOptions.removed). */
+  readonly removed?: ReadonlyArray<LoadedDocument>;
 }
 
 /** Reads the live state the documents need, then plans against it. */
 export async function readAndPlan(documents: ReadonlyArray<LoadedDocument>, clients: Clients, options: ReconcileOptions = {}): Promise<PlanResult & { live: LiveState }> {
-  const live = await readLive(needsOf(documents), clients, { parallelism: options.parallelism, signal: options.signal });
-  return { ...plan(documents, live, { prune: options.prune ?? false, repairTwins: options.repairTwins ?? false }), live };
+  const removed = options.removed ?? [];
+  const live = await readLive(needsOf(removed.length > 0 ? [...documents, ...removed] : documents), clients, { parallelism: options.parallelism, signal: options.signal });
+  return { ...plan(documents, live, { prune: options.prune ?? false, repairTwins: options.repairTwins ?? false, removed }), live };
 }
 
 /** A plan as written by `plan --out`: the plan plus the documents it was made from (to re-read and verify). */

@@ -55,7 +55,7 @@ describe("converge apply --document-env", () => {
   it("rejects --document-env together with -f", async () => {
     const result = await converge(["apply", "-f", "x.yaml", "--document-env", "DOC", "--auto-approve"], { DOC: "{}" });
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("pass one of a plan file, -f PATH or --document-env VAR, not several");
+    expect(result.stderr).toContain("pass one of a plan file, -f PATH, --document-env VAR or --from-synth DIR, not several");
   });
 });
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startService, type RunningService } from "../../src/service/index.js";
 import { describeCliResult, runCli } from "../support/cli.js";
 import { liveContact, liveRoute } from "../e2e/e2e-fixture.js";
+import { normalizeSynth } from "./synth-fixture.js";
 import { SECRET_TOKEN, Terraform, assertTerraformAvailable, cdktfWorld, describeTerraform } from "./terraform-fixture.js";
 
 /**
@@ -26,10 +27,10 @@ beforeAll(async () => {
   assertTerraformAvailable();
   service = await startService({ port: 0, world: cdktfWorld(), recordRequests: true });
   app = await mkdtemp(join(tmpdir(), "converge-cdktf-example-"));
-  for (const file of ["main.ts", "package.json", "cdktf.json"]) await copyFile(join(EXAMPLE, file), join(app, file));
+  for (const file of ["main.ts", "main-cdktn.ts", "shop.ts", "package.json", "cdktf.json"]) await copyFile(join(EXAMPLE, file), join(app, file));
   await mkdir(join(app, "node_modules/@cdktf"), { recursive: true });
   await symlink(ROOT, join(app, "node_modules/converge"));
-  for (const name of ["cdktf", "constructs", "@cdktf/provider-null"]) await symlink(join(ROOT, "node_modules", name), join(app, "node_modules", name));
+  for (const name of ["cdktf", "cdktn", "constructs", "@cdktf/provider-null"]) await symlink(join(ROOT, "node_modules", name), join(app, "node_modules", name));
 }, 90_000);
 
 afterAll(async () => {
@@ -38,16 +39,16 @@ afterAll(async () => {
 });
 
 describe("examples/cdktf-app", { timeout: 90_000 }, () => {
-  it("declares the same exact versions of cdktf, constructs and the null provider as converge", async () => {
+  it("declares the same exact versions of cdktf, cdktn, constructs and the null provider as converge", async () => {
     const example = JSON.parse(await readFile(join(EXAMPLE, "package.json"), "utf8")) as { dependencies: Record<string, string> };
-    const root = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string> };
-    for (const name of ["cdktf", "constructs", "@cdktf/provider-null"]) expect(example.dependencies[name], name).toBe(root.dependencies[name]);
+    const root = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    for (const name of ["cdktf", "cdktn", "constructs", "@cdktf/provider-null"]) expect(example.dependencies[name], name).toBe(root.dependencies[name] ?? root.devDependencies[name]);
     expect(example.dependencies.converge).toBe("file:../..");
     expect(JSON.parse(await readFile(join(EXAMPLE, "cdktf.json"), "utf8"))).toMatchObject({ language: "typescript", app: "npx tsx main.ts" });
   });
 
   it("type-checks against converge/constructs", () => {
-    const program = ts.createProgram([join(app, "main.ts")], {
+    const program = ts.createProgram([join(app, "main.ts"), join(app, "main-cdktn.ts")], {
       module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022,
       strict: true, noEmit: true, skipLibCheck: true, types: ["node"], typeRoots: [join(ROOT, "node_modules/@types")],
     });
@@ -56,14 +57,9 @@ describe("examples/cdktf-app", { timeout: 90_000 }, () => {
   });
 
   it("synthesizes every construct, then terraform applies it, and plan and drift --from-synth find it in sync", async () => {
-    const source = await readFile(join(app, "main.ts"), "utf8");
-    await writeFile(join(app, "main.mjs"), ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText);
-    const outdir = join(app, "cdktf.out");
-    const synth = await runProcess(process.execPath, ["main.mjs"], { cwd: app, env: { PATH: process.env.PATH ?? "", CDKTF_OUTDIR: outdir, CONVERGE_ENDPOINT: service.url, CONVERGE_VEHICLE: "terraform_data" } });
-    expect(synth.code, synth.stdout + synth.stderr).toBe(0);
-    const stackDir = join(outdir, "stacks/shop");
+    const stackDir = await synthExample("main.ts", "cdktf.out");
     const desired = JSON.parse(await readFile(join(stackDir, "converge.desired.json"), "utf8")) as Array<{ kind: string }>;
-    expect(desired.map((document) => document.kind)).toEqual(["AlternateContact", "AlternateContact", "Integration", "Route", "Route", "RegionOptIn"]);
+    expect(desired.map((document) => document.kind)).toEqual(["AlternateContact", "AlternateContact", "Api", "Integration", "Route", "Route", "RegionOptIn"]);
 
     const terraform = new Terraform(stackDir, app, { CONVERGE_TOKEN: SECRET_TOKEN });
     const init = await terraform.init();
@@ -74,9 +70,29 @@ describe("examples/cdktf-app", { timeout: 90_000 }, () => {
     expect((await liveRoute(service, "a1b2c3d4e5", "GET /products/{id}")).target).toMatch(/^integrations\/[a-z0-9]+$/);
 
     const env = { env: { CONVERGE_ENDPOINT: service.url, CONVERGE_TOKEN: SECRET_TOKEN } };
-    const plan = await runCli(["plan", "--from-synth", outdir], env);
+    const plan = await runCli(["plan", "--from-synth", join(app, "cdktf.out")], env);
     expect(plan.code, describeCliResult(plan)).toBe(0);
     const drift = await runCli(["drift", "--from-synth", stackDir], env);
     expect(drift.code, describeCliResult(drift)).toBe(0);
   });
+
+  it("synthesizes the same stack with cdktn (main-cdktn.ts) as with cdktf", async () => {
+    const cdktfDir = await synthExample("main.ts", "out-cdktf");
+    const cdktnDir = await synthExample("main-cdktn.ts", "out-cdktn");
+    expect(await readFile(join(cdktnDir, "converge.desired.json"), "utf8")).toBe(await readFile(join(cdktfDir, "converge.desired.json"), "utf8"));
+    const resources = async (directory: string) => normalizeSynth(JSON.stringify((JSON.parse(await readFile(join(directory, "cdk.tf.json"), "utf8")) as { resource: unknown }).resource), {});
+    expect(await resources(cdktnDir)).toEqual(await resources(cdktfDir));
+  });
 });
+
+/** Runs an entry of the example as `cdktf synth` / `cdktn synth` do (CDKTF_OUTDIR, the terraform_data vehicle); returns the stack's directory. */
+async function synthExample(entry: string, out: string): Promise<string> {
+  for (const file of ["shop.ts", entry]) {
+    const source = await readFile(join(app, file), "utf8");
+    await writeFile(join(app, file.replace(/\.ts$/, ".mjs")), ts.transpileModule(source.replace('from "./shop.js"', 'from "./shop.mjs"'), { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText);
+  }
+  const outdir = join(app, out);
+  const synth = await runProcess(process.execPath, [entry.replace(/\.ts$/, ".mjs")], { cwd: app, env: { PATH: process.env.PATH ?? "", CDKTF_OUTDIR: outdir, CONVERGE_ENDPOINT: service.url, CONVERGE_VEHICLE: "terraform_data" } });
+  expect(synth.code, synth.stdout + synth.stderr).toBe(0);
+  return join(outdir, "stacks/shop");
+}

@@ -10,12 +10,14 @@ export interface ShopOptions {
   readonly route?: Partial<RouteProps>;
   /** Leave the contact out (to remove it from a deployed stack). */
   readonly withoutContact?: boolean;
+  /** Construct ids other than the defaults (to rename constructs). */
+  readonly ids?: { readonly contact?: string; readonly integration?: string };
 }
 
 /** One construct of each kind: a SECURITY contact, an integration, a route targeting it, and a Region opt-in. */
 export function buildShop(stack: Construct, options: ShopOptions = {}): { integration: Integration; route: Route } {
   if (!options.withoutContact) {
-    new AlternateContact(stack, "security", {
+    new AlternateContact(stack, options.ids?.contact ?? "security", {
       type: "SECURITY",
       name: "Security Team",
       title: "CISO",
@@ -24,7 +26,7 @@ export function buildShop(stack: Construct, options: ShopOptions = {}): { integr
       ...options.contact,
     });
   }
-  const integration = new Integration(stack, "orders-backend", {
+  const integration = new Integration(stack, options.ids?.integration ?? "orders-backend", {
     api: ORDERS_API,
     integrationType: "HTTP_PROXY",
     integrationUri: "https://shop.internal.example/orders",

@@ -1,8 +1,14 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { App, LocalBackend, TerraformStack } from "cdktf";
+import * as cdktf from "cdktf";
+import * as cdktn from "cdktn";
 import { ConvergeConfig, type ConvergeConfigProps } from "../../constructs/index.js";
+
+/** The libraries a stack can be built with: cdktf 0.21 (deprecated upstream) and its maintained fork cdktn 0.24. */
+export const LIBRARIES = { cdktf, cdktn } as const;
+export type LibraryName = keyof typeof LIBRARIES;
+type TerraformStack = cdktf.TerraformStack;
 
 /**
  * Synthesizes stacks of converge constructs into a temp directory with cdktf's own App.synth()
@@ -18,6 +24,7 @@ export interface LocalExecJson {
 export interface ResourceJson {
   readonly triggers?: Record<string, string>;
   readonly triggers_replace?: Record<string, string>;
+  readonly lifecycle?: Record<string, unknown>;
   readonly depends_on?: string[];
   readonly provisioner?: Array<{ "local-exec": LocalExecJson }>;
 }
@@ -51,13 +58,14 @@ export function makeOutdir(label = "synth"): string {
  * Builds stack `name` in a new App (a ConvergeConfig with `config`, then `build`), synthesizes it
  * into `outdir` and reads the result. The local backend keeps state in the stack's directory.
  */
-export function synthStack(build: (stack: TerraformStack) => void, config: ConvergeConfigProps, options: { outdir?: string; name?: string } = {}): SynthOutput {
+export function synthStack(build: (stack: TerraformStack) => void, config: ConvergeConfigProps, options: { outdir?: string; name?: string; library?: LibraryName } = {}): SynthOutput {
   const outdir = options.outdir ?? makeOutdir();
   const name = options.name ?? "shop";
-  const app = new App({ outdir });
-  const stack = new TerraformStack(app, name);
+  const library = LIBRARIES[options.library ?? "cdktf"] as typeof cdktf;
+  const app = new library.App({ outdir });
+  const stack = new library.TerraformStack(app, name);
   const stackDir = join(outdir, "stacks", name);
-  new LocalBackend(stack, { path: join(stackDir, "terraform.tfstate") });
+  new library.LocalBackend(stack, { path: join(stackDir, "terraform.tfstate") });
   new ConvergeConfig(stack, "converge", config);
   build(stack);
   app.synth();

@@ -2,11 +2,12 @@ import { createHash } from "node:crypto";
 import { App, TerraformStack } from "cdktf";
 import { Construct } from "constructs";
 import { afterAll, describe, expect, it } from "vitest";
-import { AlternateContact, ConvergeConfig, Integration, RegionOptIn, Route, type Vehicle } from "../../constructs/index.js";
+import { AlternateContact, Api, ConvergeConfig, Integration, RegionOptIn, Route, type Vehicle } from "../../constructs/index.js";
+import { decodeInventory, INVENTORY_CHUNK_CHARS, INVENTORY_MAX_CHUNKS } from "../../src/desired/inventory.js";
 import { loadDesiredState } from "../../src/desired/load.js";
 import { canonicalJson } from "../../src/desired/canonical-json.js";
 import { ORDERS_API, buildShop } from "./shop-stack.js";
-import { cleanupSynthDirs, localExecsOf, makeOutdir, normalizeSynth, resourceOf, synthStack, triggersOf } from "./synth-fixture.js";
+import { cleanupSynthDirs, localExecsOf, makeOutdir, normalizeSynth, resourceOf, synthStack, triggersOf, type LibraryName } from "./synth-fixture.js";
 
 const CLI = "node /opt/converge/dist/src/cli/main.js";
 const ENDPOINT = "http://127.0.0.1:4566";
@@ -25,86 +26,68 @@ const IDENTITIES = {
   security: { kind: "AlternateContact", spec: { type: "SECURITY" } },
   "orders-backend": { kind: "Integration", name: "orders-backend", api: ORDERS_API, spec: { integrationType: "HTTP_PROXY", integrationUri: "https://shop.internal.example/orders", integrationMethod: "ANY" } },
   "get-orders": { kind: "Route", api: ORDERS_API, spec: { routeKey: "GET /orders" } },
-  "ap-east": { kind: "RegionOptIn", spec: { region: "ap-east-1" } },
 };
+const fileSha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 afterAll(() => cleanupSynthDirs());
 
-describe.each<{ vehicle: Vehicle; triggersKey: "triggers" | "triggers_replace" }>([
-  { vehicle: "null_resource", triggersKey: "triggers" },
-  { vehicle: "terraform_data", triggersKey: "triggers_replace" },
-])("synth with the $vehicle vehicle", ({ vehicle, triggersKey }) => {
-  const output = synthStack((stack) => buildShop(stack), { vehicle, endpoint: ENDPOINT, cli: CLI });
-  const selfDocument = `\${self.${triggersKey}.document}`;
-  const applyExec = { when: "create", command: `${CLI} apply --document-env CONVERGE_DOCUMENT --auto-approve`, environment: { CONVERGE_DOCUMENT: selfDocument, CONVERGE_ENDPOINT: ENDPOINT } };
-  const deleteExec = { when: "destroy", command: `${CLI} delete --document-env CONVERGE_DOCUMENT --auto-approve`, environment: { CONVERGE_DOCUMENT: selfDocument, CONVERGE_ENDPOINT: ENDPOINT } };
+describe.each<{ vehicle: Vehicle; triggersKey: "triggers" | "triggers_replace"; library: LibraryName }>([
+  { vehicle: "null_resource", triggersKey: "triggers", library: "cdktf" },
+  { vehicle: "terraform_data", triggersKey: "triggers_replace", library: "cdktf" },
+  { vehicle: "null_resource", triggersKey: "triggers", library: "cdktn" },
+  { vehicle: "terraform_data", triggersKey: "triggers_replace", library: "cdktn" },
+])("synth with the $vehicle vehicle ($library)", ({ vehicle, triggersKey, library }) => {
+  const output = synthStack((stack) => buildShop(stack), { vehicle, endpoint: ENDPOINT, cli: CLI }, { library });
+  const sha = fileSha256(output.desiredText);
+  const environment = { CONVERGE_DESIRED_SHA256: sha, CONVERGE_ENDPOINT: ENDPOINT };
+  const lookup = (index: number) => `\${lookup(self.${triggersKey}, "inventory_${index}", "")}`;
 
-  it("emits exactly an identity and a document resource of the vehicle per construct, plus the inventory", () => {
+  it("emits three resources of the vehicle for the whole stack, whatever the number of constructs", () => {
     expect(Object.keys(output.tf.resource ?? {})).toEqual([vehicle]);
-    expect(Object.keys(output.tf.resource![vehicle]!).sort()).toEqual([
-      "ap-east_document", "ap-east_identity", "converge_inventory", "get-orders_document", "get-orders_identity",
-      "orders-backend_document", "orders-backend_identity", "security_document", "security_identity",
-    ]);
-    for (const resource of Object.values(output.tf.resource![vehicle]!)) expect(Object.keys(resource[triggersKey] ?? {})).toContain("document");
+    expect(Object.keys(output.tf.resource![vehicle]!).sort()).toEqual(["converge_apply", "converge_inventory", "converge_owner"]);
+    const larger = synthStack((stack) => {
+      buildShop(stack);
+      for (let i = 0; i < 50; i += 1) new Route(stack, `route-${i}`, { api: ORDERS_API, routeKey: `GET /r${i}` });
+    }, { vehicle, endpoint: ENDPOINT, cli: CLI }, { library });
+    expect(Object.keys(larger.tf.resource![vehicle]!).sort()).toEqual(["converge_apply", "converge_inventory", "converge_owner"]);
   });
 
-  it.each([
-    ["security", CONTACT],
-    ["orders-backend", INTEGRATION],
-    ["ap-east", REGION],
-  ] as const)("the %s document resource holds the document and its sha256, and applies it at create time", (name, document) => {
-    const resource = resourceOf(output, vehicle, `${name}_document`);
-    const triggers = triggersOf(resource);
-    expect(Object.keys(triggers).sort()).toEqual(["document", "hash"]);
-    expect(JSON.parse(triggers.document!)).toEqual(document);
-    expect(triggers.hash).toBe(sha256(document));
-    expect(localExecsOf(resource)).toEqual([applyExec]);
-    expect(resource.depends_on).toEqual([`${vehicle}.${name}_identity`]);
+  it("the apply resource maps each construct's path to its document's sha256, holds the file's sha256, and applies the stack at create time", () => {
+    const apply = resourceOf(output, vehicle, "converge_apply");
+    expect(triggersOf(apply)).toEqual({
+      security: sha256(CONTACT), "orders-backend": sha256(INTEGRATION), "get-orders": sha256(ROUTE), "ap-east": sha256(REGION),
+      "converge.desired.json": sha,
+    });
+    expect(localExecsOf(apply)).toEqual([{ when: "create", command: `${CLI} apply --from-synth . --expect-sha256-env CONVERGE_DESIRED_SHA256 --auto-approve`, environment }]);
+    expect(apply.depends_on).toEqual([`${vehicle}.converge_inventory`]);
   });
 
-  it.each(["security", "orders-backend", "get-orders"] as const)("the %s identity resource names only the identity and deletes it at destroy time", (name) => {
-    const resource = resourceOf(output, vehicle, `${name}_identity`);
-    const triggers = triggersOf(resource);
-    expect(JSON.parse(triggers.document!)).toEqual(IDENTITIES[name]);
-    expect(triggers.hash).toBe(sha256(IDENTITIES[name]));
-    expect(localExecsOf(resource)).toEqual([deleteExec]);
-    // terraform destroys the inventory after every identity resource
-    expect(resource.depends_on?.[0]).toBe(`${vehicle}.converge_inventory`);
-  });
-
-  it("a RegionOptIn identity has no provisioner: removing it leaves the Region as it is", () => {
-    const resource = resourceOf(output, vehicle, "ap-east_identity");
-    expect(JSON.parse(triggersOf(resource).document!)).toEqual(IDENTITIES["ap-east"]);
-    expect(resource.provisioner).toBeUndefined();
-  });
-
-  it("a route targeting an Integration construct applies [integration, route] and comes after the integration's document", () => {
-    const document = resourceOf(output, vehicle, "get-orders_document");
-    expect(JSON.parse(triggersOf(document).document!)).toEqual([INTEGRATION, ROUTE]);
-    expect(triggersOf(document).hash).toBe(sha256([INTEGRATION, ROUTE]));
-    expect(document.depends_on).toEqual([`${vehicle}.get-orders_identity`, `${vehicle}.orders-backend_document`]);
-    expect(localExecsOf(document)).toEqual([applyExec]);
-    const identity = resourceOf(output, vehicle, "get-orders_identity");
-    expect(identity.depends_on).toEqual([`${vehicle}.converge_inventory`, `${vehicle}.orders-backend_document`]);
-    // the integration's identity hash: a new integration identity replaces the route as well
-    expect(triggersOf(identity).target).toBe(sha256(IDENTITIES["orders-backend"]));
-  });
-
-  it("the inventory lists the deletable identities and deletes, at destroy, those the configuration no longer lists", () => {
+  it("the inventory holds the deletable identities (no RegionOptIn), and at destroy applies the stack and deletes what it no longer lists", () => {
     const inventory = resourceOf(output, vehicle, "converge_inventory");
-    const identities = [IDENTITIES.security, IDENTITIES["orders-backend"], IDENTITIES["get-orders"]];
-    expect(JSON.parse(triggersOf(inventory).document!)).toEqual(identities);
+    const triggers = triggersOf(inventory);
+    expect(Object.keys(triggers).sort()).toEqual(["inventory_0", "resources"]);
+    expect(triggers.resources).toBe("3");
+    expect(decodeInventory([triggers.inventory_0!])).toEqual([IDENTITIES.security, IDENTITIES["orders-backend"], IDENTITIES["get-orders"]]);
+    const previous = Object.fromEntries(Array.from({ length: INVENTORY_MAX_CHUNKS }, (_, index) => [`CONVERGE_PREVIOUS_${index}`, lookup(index)]));
     expect(localExecsOf(inventory)).toEqual([{
       when: "destroy",
-      command: `${CLI} delete --document-env CONVERGE_DOCUMENT --keep-env CONVERGE_KEEP --auto-approve`,
-      environment: { CONVERGE_DOCUMENT: selfDocument, CONVERGE_KEEP: triggersOf(inventory).document, CONVERGE_ENDPOINT: ENDPOINT },
+      command: `${CLI} apply --from-synth . --expect-sha256-env CONVERGE_DESIRED_SHA256 --previous-env CONVERGE_PREVIOUS --auto-approve`,
+      environment: { CONVERGE_DESIRED_SHA256: sha, ...previous, CONVERGE_ENDPOINT: ENDPOINT },
     }]);
+    expect(inventory.depends_on).toEqual([`${vehicle}.converge_owner`]);
+  });
+
+  it("the owner is never replaced (no triggers) and deletes, at destroy, everything the stack declares", () => {
+    const owner = resourceOf(output, vehicle, "converge_owner");
+    expect(triggersOf(owner)).toEqual({});
+    expect(owner.depends_on).toBeUndefined();
+    expect(localExecsOf(owner)).toEqual([{ when: "destroy", command: `${CLI} delete --from-synth . --expect-sha256-env CONVERGE_DESIRED_SHA256 --auto-approve`, environment }]);
   });
 
   it("declares the null provider only for null_resource; terraform_data needs none", () => {
     if (vehicle === "null_resource") {
       expect(output.tf.provider).toEqual({ null: [{}] });
-      expect(output.tf.terraform?.required_providers).toEqual({ null: { source: "null", version: "3.2.4" } });
+      expect(output.tf.terraform?.required_providers).toMatchObject({ null: { source: library === "cdktf" ? "null" : "hashicorp/null" } });
     } else {
       expect(output.tf.provider).toBeUndefined();
       expect(output.tf.terraform?.required_providers).toBeUndefined();
@@ -123,14 +106,23 @@ describe.each<{ vehicle: Vehicle; triggersKey: "triggers" | "triggers_replace" }
 });
 
 describe("synth: what reaches cdk.tf.json", () => {
-  it("escapes ${ and %{ so that terraform expands nothing, and the document reads back unchanged", () => {
-    const name = "a ${path.module} b %{ if true }c%{ endif } $${d} \\u0024{e}";
+  it("holds no document: values reach the CLI only through converge.desired.json", () => {
+    const name = "${path.module} %{ if true }c%{ endif } $(touch /tmp/x) $${d}";
     const output = synthStack((stack) => buildShop(stack, { contact: { name } }), { vehicle: "terraform_data", cli: CLI });
-    expect(output.text).not.toContain("${path.module}");
+    expect(output.text).not.toContain("path.module");
     expect(output.text).not.toContain("%{ if");
-    const triggers = triggersOf(resourceOf(output, "terraform_data", "security_document"));
-    expect((JSON.parse(triggers.document!) as typeof CONTACT).spec.name).toBe(name);
+    expect(output.text).not.toContain("touch");
     expect((output.desired[0] as typeof CONTACT).spec.name).toBe(name);
+  });
+
+  it("breaks up ${ and %{ in construct paths, the one user text cdk.tf.json holds (as trigger keys)", () => {
+    const output = synthStack((stack) => new Route(stack, "r ${path.module} %{ if true }", { api: ORDERS_API, routeKey: "GET /x" }), { vehicle: "terraform_data", cli: CLI });
+    expect(Object.keys(triggersOf(resourceOf(output, "terraform_data", "converge_apply")))).toContain("r $ {path.module} % { if true }");
+  });
+
+  it("refuses a template sequence in the endpoint or the CLI command, which terraform would evaluate", () => {
+    expect(() => synthStack(() => undefined, { vehicle: "terraform_data", endpoint: "http://h/${path.cwd}", cli: "node %{ if true }x%{ endif }" })).toThrow(
+      /\[shop\/converge\] endpoint "http:\/\/h\/\$\{path\.cwd\}" is not valid: expected no terraform template sequence[\s\S]*\[shop\/converge\] cli "node %\{ if true \}x%\{ endif \}" is not valid: expected no terraform template sequence/);
   });
 
   it("names a token variable other than CONVERGE_TOKEN with --token-env, and never holds the token", () => {
@@ -138,9 +130,9 @@ describe("synth: what reaches cdk.tf.json", () => {
     try {
       const output = synthStack((stack) => buildShop(stack), { vehicle: "terraform_data", tokenEnvironmentVariable: "SHOP_TOKEN_FOR_SYNTH" });
       const execs = Object.values(output.tf.resource!.terraform_data!).flatMap(localExecsOf);
-      expect(execs).toHaveLength(8);
+      expect(execs).toHaveLength(3);
       for (const exec of execs) {
-        expect(exec.command).toMatch(/^converge (apply|delete) --document-env CONVERGE_DOCUMENT (--keep-env CONVERGE_KEEP )?--auto-approve --token-env SHOP_TOKEN_FOR_SYNTH$/);
+        expect(exec.command).toMatch(/^converge (apply|delete) --from-synth \. --expect-sha256-env CONVERGE_DESIRED_SHA256 (--previous-env CONVERGE_PREVIOUS )?--auto-approve --token-env SHOP_TOKEN_FOR_SYNTH$/);
         expect(exec.environment).not.toHaveProperty("CONVERGE_ENDPOINT");
       }
       expect(output.text).not.toContain("tok-synth-SECRET-5f1e");
@@ -150,23 +142,28 @@ describe("synth: what reaches cdk.tf.json", () => {
     }
   });
 
-  it("keeps every command fixed: documents travel only in the environment", () => {
-    const output = synthStack((stack) => buildShop(stack, { contact: { name: "$(touch /tmp/x)" } }), { vehicle: "null_resource" });
-    const commands = new Set(Object.values(output.tf.resource!.null_resource!).flatMap(localExecsOf).map((exec) => exec.command));
-    expect([...commands].sort()).toEqual([
-      "converge apply --document-env CONVERGE_DOCUMENT --auto-approve",
-      "converge delete --document-env CONVERGE_DOCUMENT --auto-approve",
-      "converge delete --document-env CONVERGE_DOCUMENT --keep-env CONVERGE_KEEP --auto-approve",
-    ]);
-  });
-
-  it("names nested constructs' resources by their path below the stack", () => {
+  it("names nested constructs by their path below the stack in the apply resource's triggers", () => {
     const output = synthStack((stack) => {
       const route = new Route(new Construct(stack, "api"), "raw", { api: ORDERS_API, routeKey: "GET /raw", target: "integrations/abc1234" });
-      expect(route.documentAddress).toBe("terraform_data.api_raw_document");
-      expect(route.identityAddress).toBe("terraform_data.api_raw_identity");
+      expect(route.triggerKey).toBe("api/raw");
     }, { vehicle: "terraform_data" });
-    expect(JSON.parse(triggersOf(resourceOf(output, "terraform_data", "api_raw_document")).document!)).toEqual({ kind: "Route", api: ORDERS_API, spec: { routeKey: "GET /raw", target: "integrations/abc1234" } });
+    const document = { kind: "Route", api: ORDERS_API, spec: { routeKey: "GET /raw", target: "integrations/abc1234" } };
+    expect(triggersOf(resourceOf(output, "terraform_data", "converge_apply"))["api/raw"]).toBe(sha256(document));
+    expect(output.desired).toEqual([document]);
+  });
+
+  it("a stack of 1,000 constructs keeps its inventory within one environment variable", () => {
+    const output = synthStack((stack) => {
+      for (let i = 0; i < 500; i += 1) {
+        const integration = new Integration(stack, `backend-${i}`, { api: ORDERS_API, integrationType: "HTTP_PROXY", integrationUri: `https://svc-${i}.internal.example/api`, integrationMethod: "ANY", payloadFormatVersion: "1.0" });
+        new Route(stack, `route-${i}`, { api: ORDERS_API, routeKey: `GET /resource-${i}/{id}`, target: integration });
+      }
+    }, { vehicle: "terraform_data" });
+    const triggers = triggersOf(resourceOf(output, "terraform_data", "converge_inventory"));
+    expect(triggers.resources).toBe("1000");
+    expect(Object.keys(triggers).filter((key) => key.startsWith("inventory_"))).toEqual(["inventory_0"]);
+    expect(triggers.inventory_0!.length).toBeLessThanOrEqual(INVENTORY_CHUNK_CHARS);
+    expect(decodeInventory([triggers.inventory_0!])).toHaveLength(1000);
   });
 });
 
@@ -212,6 +209,13 @@ describe("synth: validation", () => {
       new AlternateContact(stack, "security", { type: "SECURITY", name: "A", title: "T", emailAddress: "a@example.com", phoneNumber: "1" });
       new AlternateContact(stack, "security-again", { type: "SECURITY", name: "B", title: "T", emailAddress: "b@example.com", phoneNumber: "2" });
     }, { vehicle: "terraform_data" })).toThrow(/\[shop\/security-again\] AlternateContact\/self\/SECURITY is declared twice: first at "shop\/security"/);
+  });
+
+  it("rejects a WebSocket-only prop on a route of an API an Api construct declares HTTP, naming the prop", () => {
+    expect(() => synthStack((stack) => {
+      new Api(stack, "orders", { api: ORDERS_API, protocolType: "HTTP" });
+      new Route(stack, "get-orders", { api: ORDERS_API, routeKey: "GET /orders", apiKeyRequired: true });
+    }, { vehicle: "terraform_data" })).toThrow("[shop/get-orders] apiKeyRequired is for WebSocket APIs only; this route belongs to an HTTP API");
   });
 
   it("rejects a route whose target integration belongs to another stack", () => {

@@ -108,3 +108,8 @@ export function replacedResources(result: TerraformResult): string[] {
   const created = [...result.stdout.matchAll(/^(\S+): Creation complete/gm)].map((match) => `+${match[1]}`);
   return [...destroyed, ...created].sort();
 }
+
+/** The resources whose provisioner ran in an apply or destroy (each is one converge run), in order. */
+export function convergeRuns(result: TerraformResult): string[] {
+  return [...result.stdout.matchAll(/^(\S+): Provisioning with 'local-exec'/gm)].map((match) => match[1]!);
+}

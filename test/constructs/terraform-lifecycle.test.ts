@@ -5,52 +5,56 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startService, type RunningService } from "../../src/service/index.js";
 import { liveContact, liveIntegrations, liveRegionStatus, liveRoute, liveRoutes, writeCounts, writeRequests } from "../e2e/e2e-fixture.js";
 import { ORDERS_API, buildShop, type ShopOptions } from "./shop-stack.js";
-import { readSynth, synthStack, type SynthOutput } from "./synth-fixture.js";
-import { CLI_COMMAND, SECRET_TOKEN, Terraform, assertTerraformAvailable, cdktfWorld, describeTerraform, filesUnder, planLine, replacedResources, type TerraformResult } from "./terraform-fixture.js";
+import { readSynth, synthStack, type LibraryName, type SynthOutput } from "./synth-fixture.js";
+import { CLI_COMMAND, SECRET_TOKEN, Terraform, assertTerraformAvailable, cdktfWorld, convergeRuns, describeTerraform, filesUnder, planLine, replacedResources, type TerraformResult } from "./terraform-fixture.js";
 
 /**
- * Issue "cdktf constructs", end to end: a stack of every construct with the terraform_data vehicle,
- * synthesized in-process, then real `terraform init` and `terraform apply` against the embedded
- * service, whose provisioners run the compiled converge CLI. The steps share one stack and run in order.
+ * Issue "cdktf deploy at the engine's speed", end to end: a stack of every construct with the
+ * terraform_data vehicle, synthesized in-process with cdktf and with cdktn, then real `terraform init`
+ * and `terraform apply` against the embedded service. The stack's three resources run the compiled
+ * converge CLI once per change. The steps share one stack and run in order.
  */
 
 const URI = "https://shop.internal.example/orders";
-let service: RunningService;
-let home: string;
-let outdir: string;
-let terraform: Terraform;
-const synthesized: SynthOutput[] = [];
+const NEW_URI = "https://shop-v2.internal.example/orders";
+const BASE: ShopOptions = { contact: { title: "Chief Security Officer" }, integration: { timeoutInMillis: 12000 } };
 
-function synth(options: ShopOptions = {}): SynthOutput {
-  const output = synthStack((stack) => buildShop(stack, options), { vehicle: "terraform_data", endpoint: service.url, cli: CLI_COMMAND }, { outdir });
-  synthesized.push(output);
-  return output;
-}
+describe.each<LibraryName>(["cdktf", "cdktn"])("terraform apply of a synthesized stack (terraform_data vehicle, %s)", { timeout: 120_000 }, (library) => {
+  let service: RunningService;
+  let home: string;
+  let outdir: string;
+  let terraform: Terraform;
+  const synthesized: SynthOutput[] = [];
 
-async function apply(): Promise<TerraformResult> {
-  service.requests.reset();
-  const result = await terraform.apply();
-  expect(result.code, describeTerraform(result)).toBe(0);
-  return result;
-}
+  const synth = (options: ShopOptions = {}): SynthOutput => {
+    const output = synthStack((stack) => buildShop(stack, options), { vehicle: "terraform_data", endpoint: service.url, cli: CLI_COMMAND }, { outdir, library });
+    synthesized.push(output);
+    return output;
+  };
 
-beforeAll(async () => {
-  assertTerraformAvailable();
-  service = await startService({ port: 0, world: cdktfWorld(), recordRequests: true });
-  home = await mkdtemp(join(tmpdir(), "converge-cdktf-tf-"));
-  outdir = join(home, "cdktf.out");
-  const first = synth();
-  terraform = new Terraform(first.stackDir, home, { CONVERGE_TOKEN: SECRET_TOKEN });
-  const init = await terraform.init();
-  expect(init.code, describeTerraform(init)).toBe(0);
-}, 90_000);
+  const apply = async (): Promise<TerraformResult> => {
+    service.requests.reset();
+    const result = await terraform.apply();
+    expect(result.code, describeTerraform(result)).toBe(0);
+    return result;
+  };
 
-afterAll(async () => {
-  await service?.close();
-  if (home) await rm(home, { recursive: true, force: true });
-});
+  beforeAll(async () => {
+    assertTerraformAvailable();
+    service = await startService({ port: 0, world: cdktfWorld(), recordRequests: true });
+    home = await mkdtemp(join(tmpdir(), `converge-${library}-tf-`));
+    outdir = join(home, "cdktf.out");
+    const first = synth();
+    terraform = new Terraform(first.stackDir, home, { CONVERGE_TOKEN: SECRET_TOKEN });
+    const init = await terraform.init();
+    expect(init.code, describeTerraform(init)).toBe(0);
+  }, 90_000);
 
-describe("terraform apply of a synthesized stack (terraform_data vehicle)", { timeout: 90_000 }, () => {
+  afterAll(async () => {
+    await service?.close();
+    if (home) await rm(home, { recursive: true, force: true });
+  });
+
   it("initializes without any provider to download", () => {
     const init = terraform.results[0]!;
     expect(init.stdout).toContain("Terraform has been successfully initialized");
@@ -58,9 +62,10 @@ describe("terraform apply of a synthesized stack (terraform_data vehicle)", { ti
     expect(init.stdout).not.toMatch(/Installing|Finding|registry\.terraform\.io/);
   });
 
-  it("creates the live resources", async () => {
+  it("creates the live resources with one converge run", async () => {
     const result = await apply();
-    expect(planLine(result)).toBe("Plan: 9 to add, 0 to change, 0 to destroy.");
+    expect(planLine(result)).toBe("Plan: 3 to add, 0 to change, 0 to destroy.");
+    expect(convergeRuns(result)).toEqual(["terraform_data.converge_apply"]);
     expect(writeCounts(service)).toEqual({ PutAlternateContact: 1, CreateIntegration: 1, CreateRoute: 1, EnableRegion: 1 });
     expect(await liveContact(service, "SECURITY")).toMatchObject({ Name: "Security Team", Title: "CISO", EmailAddress: "security@example.com", PhoneNumber: "+1 555 0100" });
     const integrations = (await liveIntegrations(service, ORDERS_API)).filter((item) => item.integrationUri === URI);
@@ -70,67 +75,80 @@ describe("terraform apply of a synthesized stack (terraform_data vehicle)", { ti
     expect(["ENABLING", "ENABLED"]).toContain(await liveRegionStatus(service, "ap-east-1"));
   });
 
-  it("changing one prop replaces only that construct's document resource and updates only that resource", async () => {
+  it("terraform plan names the construct whose prop changed; the apply makes exactly that one write", async () => {
     const routeBefore = await liveRoute(service, ORDERS_API, "GET /orders");
     synth({ contact: { title: "Chief Security Officer" } });
+    const planned = await terraform.run(["plan", "-input=false", "-no-color"]);
+    expect(planned.code, describeTerraform(planned)).toBe(0);
+    const changedKeys = [...planned.stdout.matchAll(/^\s+~ "?([^"=\s]+)"?\s+= "[0-9a-f]{64}" -> "[0-9a-f]{64}"/gm)].map((match) => match[1]);
+    expect(changedKeys.sort()).toEqual(["converge.desired.json", "security"]);
+    expect(planned.stdout).toMatch(/# terraform_data\.converge_apply must be replaced/);
     const result = await apply();
-    expect(replacedResources(result)).toEqual(["+terraform_data.security_document", "-terraform_data.security_document"]);
+    expect(replacedResources(result)).toEqual(["+terraform_data.converge_apply", "-terraform_data.converge_apply"]);
+    expect(convergeRuns(result)).toEqual(["terraform_data.converge_apply"]);
     expect(writeRequests(service).map((record) => record.operation)).toEqual(["PutAlternateContact"]);
     expect(await liveContact(service, "SECURITY")).toMatchObject({ Name: "Security Team", Title: "Chief Security Officer" });
     expect(await liveRoute(service, ORDERS_API, "GET /orders")).toEqual(routeBefore);
   });
 
-  it("changing an integration's content updates it in place (the route that embeds it applies as a no-op)", async () => {
+  it("changing an integration's content updates it in place", async () => {
     const [before] = (await liveIntegrations(service, ORDERS_API)).filter((item) => item.integrationUri === URI);
-    synth({ contact: { title: "Chief Security Officer" }, integration: { timeoutInMillis: 12000 } });
+    synth(BASE);
     const result = await apply();
-    expect(replacedResources(result)).toEqual([
-      "+terraform_data.get-orders_document", "+terraform_data.orders-backend_document",
-      "-terraform_data.get-orders_document", "-terraform_data.orders-backend_document",
-    ]);
+    expect(replacedResources(result)).toEqual(["+terraform_data.converge_apply", "-terraform_data.converge_apply"]);
     expect(writeCounts(service)).toEqual({ UpdateIntegration: 1 });
     const [after] = (await liveIntegrations(service, ORDERS_API)).filter((item) => item.integrationUri === URI);
     expect(after).toMatchObject({ integrationId: before!.integrationId, timeoutInMillis: 12000 });
   });
 
-  it("changing an integration's identity deletes the old one and re-creates the route that targets it", async () => {
-    const newUri = "https://shop-v2.internal.example/orders";
-    synth({ contact: { title: "Chief Security Officer" }, integration: { timeoutInMillis: 12000, integrationUri: newUri } });
+  it("changing an integration's identity creates the new one, moves the route to it, then deletes the old one", async () => {
+    const [old] = (await liveIntegrations(service, ORDERS_API)).filter((item) => item.integrationUri === URI);
+    synth({ ...BASE, integration: { ...BASE.integration, integrationUri: NEW_URI } });
     const result = await apply();
-    expect(planLine(result), describeTerraform(result)).toBe("Plan: 5 to add, 0 to change, 5 to destroy.");
-    expect(writeCounts(service)).toEqual({ DeleteRoute: 1, DeleteIntegration: 1, CreateIntegration: 1, CreateRoute: 1 });
+    expect(replacedResources(result)).toEqual(["+terraform_data.converge_apply", "+terraform_data.converge_inventory", "-terraform_data.converge_apply", "-terraform_data.converge_inventory"]);
+    expect(writeRequests(service).map((record) => record.operation)).toEqual(["CreateIntegration", "UpdateRoute", "DeleteIntegration"]);
+    expect(writeRequests(service)[2]!.path).toContain(old!.integrationId);
     const integrations = await liveIntegrations(service, ORDERS_API);
     expect(integrations.filter((item) => item.integrationUri === URI)).toEqual([]);
-    const current = integrations.filter((item) => item.integrationUri === newUri);
+    const current = integrations.filter((item) => item.integrationUri === NEW_URI);
     expect(current).toHaveLength(1);
     expect((await liveRoute(service, ORDERS_API, "GET /orders")).target).toBe(`integrations/${current[0]!.integrationId}`);
     // back to the first URI for the steps that follow
-    synth({ contact: { title: "Chief Security Officer" }, integration: { timeoutInMillis: 12000 } });
+    synth(BASE);
     await apply();
-    expect((await liveIntegrations(service, ORDERS_API)).filter((item) => item.integrationUri === newUri)).toEqual([]);
+    expect(writeRequests(service).map((record) => record.operation)).toEqual(["CreateIntegration", "UpdateRoute", "DeleteIntegration"]);
+    expect((await liveIntegrations(service, ORDERS_API)).filter((item) => item.integrationUri === NEW_URI)).toEqual([]);
+  });
+
+  it("renaming constructs with the same props makes zero writes (the integration's logical name follows its id)", async () => {
+    synth({ ...BASE, ids: { contact: "security-team", integration: "orders-api" } });
+    const result = await apply();
+    expect(convergeRuns(result).length).toBeGreaterThanOrEqual(1);
+    expect(writeRequests(service)).toEqual([]);
+    expect((await liveIntegrations(service, ORDERS_API)).filter((item) => item.integrationUri === URI)).toHaveLength(1);
+    synth(BASE);
+    await apply();
+    expect(writeRequests(service)).toEqual([]);
   });
 
   it("removing a construct deletes its resource through the inventory's destroy provisioner", async () => {
-    synth({ withoutContact: true, integration: { timeoutInMillis: 12000 } });
+    synth({ ...BASE, withoutContact: true });
     const result = await apply();
-    expect(replacedResources(result)).toEqual([
-      "+terraform_data.converge_inventory",
-      "-terraform_data.converge_inventory", "-terraform_data.security_document", "-terraform_data.security_identity",
-    ]);
+    expect(replacedResources(result)).toEqual(["+terraform_data.converge_apply", "+terraform_data.converge_inventory", "-terraform_data.converge_apply", "-terraform_data.converge_inventory"]);
     expect(result.stdout).toMatch(/terraform_data\.converge_inventory: Provisioning with 'local-exec'/);
     expect(writeCounts(service)).toEqual({ DeleteAlternateContact: 1 });
     expect(await liveContact(service, "SECURITY")).toBeNull();
   });
 
-  it("a second apply with no change reports no changes and the service receives zero write requests", async () => {
+  it("a second apply with no change reports no changes, runs no converge process, and the service receives zero requests", async () => {
     const result = await apply();
     expect(planLine(result)).toBe("No changes.");
+    expect(convergeRuns(result)).toEqual([]);
     expect(result.stdout).toContain("Apply complete! Resources: 0 added, 0 changed, 0 destroyed.");
-    expect(writeRequests(service)).toEqual([]);
     expect(service.requests.count()).toBe(0);
   });
 
-  it("terraform destroy deletes every deletable resource through the identity resources, routes before integrations", async () => {
+  it("terraform destroy deletes every deletable resource the stack made, routes before integrations, and leaves the Region", async () => {
     const before = (await liveIntegrations(service, ORDERS_API)).filter((item) => item.integrationUri === URI);
     service.requests.reset();
     const result = await terraform.destroy();
@@ -142,7 +160,7 @@ describe("terraform apply of a synthesized stack (terraform_data vehicle)", { ti
   });
 
   it("the token appears in no synthesized file, terraform state or terraform output", () => {
-    expect(terraform.results.length).toBeGreaterThanOrEqual(8);
+    expect(terraform.results.length).toBeGreaterThanOrEqual(10);
     const latest = readSynth(outdir);
     const files = filesUnder(outdir);
     const names = files.map((file) => file.path.slice(outdir.length + 1));

@@ -12,6 +12,7 @@ import { connect, progressReporter, useColor, type ConnectionFlags, type OutputF
 import { loadDocuments } from "../desired-input.js";
 import { documentsFromEnvironment } from "../document-env.js";
 import { withLock, type LockOptions } from "../lock.js";
+import { loadSynthStack, readPreviousInventory, removedDocuments } from "../synth-stack.js";
 import { renderPlan } from "./plan-command.js";
 import type { Clients } from "../../clients/index.js";
 
@@ -29,6 +30,12 @@ export interface ApplyFlags extends ConnectionFlags, OutputFlags {
   readonly lock?: string;
   /** Seconds to wait for the lock. */
   readonly lockTimeout: number;
+  /** A cdktf synth output (a stack's directory, or cdktf.out) instead of -f. */
+  readonly fromSynth?: string;
+  /** With --from-synth: the variable holding the sha256 the stack's file must have. */
+  readonly expectSha256Env?: string;
+  /** With --from-synth: the prefix of the variables holding the stack's previous inventory (deleted where no longer declared). */
+  readonly previousEnv?: string;
 }
 
 /**
@@ -39,8 +46,17 @@ export interface ApplyFlags extends ConnectionFlags, OutputFlags {
  * `--document-env VAR` takes the documents from an environment variable instead (cdktf provisioners).
  */
 export async function applyCommand(planFile: string | undefined, flags: ApplyFlags): Promise<number> {
-  const sources = [planFile !== undefined, flags.file.length > 0, flags.documentEnv !== undefined].filter(Boolean).length;
-  if (sources > 1) throw new CliError("pass one of a plan file, -f PATH or --document-env VAR, not several");
+  const sources = [planFile !== undefined, flags.file.length > 0, flags.documentEnv !== undefined, flags.fromSynth !== undefined].filter(Boolean).length;
+  if (sources > 1) throw new CliError("pass one of a plan file, -f PATH, --document-env VAR or --from-synth DIR, not several");
+  if (flags.fromSynth === undefined && (flags.expectSha256Env !== undefined || flags.previousEnv !== undefined)) {
+    throw new CliError("--expect-sha256-env and --previous-env go with --from-synth DIR (the cdktf constructs' provisioners pass all three)");
+  }
+  if (flags.fromSynth !== undefined) {
+    if (flags.target.length > 0) throw new CliError("--target selects among -f files: with --from-synth, the stack's whole desired state is applied");
+    const stack = await loadSynthStack({ fromSynth: flags.fromSynth, expectSha256Env: flags.expectSha256Env });
+    const removed = flags.previousEnv === undefined ? [] : removedDocuments(readPreviousInventory(flags.previousEnv), stack.inventory, flags.previousEnv);
+    return applyDocuments(stack.documents, flags, removed);
+  }
   if (flags.documentEnv !== undefined) {
     if (flags.target.length > 0) throw new CliError("--target selects among -f files: with --document-env VAR, put only the documents to apply in VAR");
     return applyDocuments(documentsFromEnvironment(flags.documentEnv), flags);
@@ -90,13 +106,13 @@ async function replanPlanFile(planFile: string, clients: Clients, flags: ApplyFl
  * Plans and applies already loaded documents (not from files: no --target), then verifies; used by
  * `apply --document-env` and `delete`.
  */
-export async function applyDocuments(documents: ReadonlyArray<LoadedDocument>, flags: Omit<ApplyFlags, "file" | "target">): Promise<number> {
+export async function applyDocuments(documents: ReadonlyArray<LoadedDocument>, flags: Omit<ApplyFlags, "file" | "target">, removed: ReadonlyArray<LoadedDocument> = []): Promise<number> {
   return withLock(flags.lock, lockOptions(flags), async (signal) => {
     const clients = connect(flags);
     try {
-      const result = await readAndPlan(documents, clients, { prune: flags.prune, repairTwins: flags.repairTwins, parallelism: flags.parallelism, signal });
+      const result = await readAndPlan(documents, clients, { prune: flags.prune, repairTwins: flags.repairTwins, parallelism: flags.parallelism, signal, removed });
       if (result.problems.length > 0) throw new DesiredStateError(result.problems);
-      return await applyPlanned(result.plan, documents, clients, flags, signal);
+      return await applyPlanned(result.plan, documents, clients, flags, signal, removed);
     } finally {
       await clients.close();
     }
@@ -104,14 +120,14 @@ export async function applyDocuments(documents: ReadonlyArray<LoadedDocument>, f
 }
 
 /** Shows the plan, asks (unless --auto-approve), applies it and verifies: exit 0 when live matches the documents afterwards. */
-async function applyPlanned(plan: Plan, documents: ReadonlyArray<LoadedDocument>, clients: Clients, flags: OutputFlags & Pick<ApplyFlags, "autoApprove" | "parallelism">, signal: AbortSignal | undefined): Promise<number> {
+async function applyPlanned(plan: Plan, documents: ReadonlyArray<LoadedDocument>, clients: Clients, flags: OutputFlags & Pick<ApplyFlags, "autoApprove" | "parallelism">, signal: AbortSignal | undefined, removed: ReadonlyArray<LoadedDocument> = []): Promise<number> {
   process.stdout.write(renderPlan(plan, flags));
   if (!hasChanges(plan)) return 0;
   if (!flags.autoApprove && !(await confirm())) {
     throw new CliError(process.stdin.isTTY ? "apply cancelled: nothing was changed" : "apply needs --auto-approve when not run on a terminal: nothing was changed");
   }
   const report = await applyPlan(plan, clients, { parallelism: flags.parallelism, progress: progressReporter(), signal });
-  const after = await readAndPlan(documents, clients, { prune: plan.prune, repairTwins: plan.repairTwins, parallelism: flags.parallelism, signal });
+  const after = await readAndPlan(documents, clients, { prune: plan.prune, repairTwins: plan.repairTwins, parallelism: flags.parallelism, signal, removed });
   const converged = !hasChanges(after.plan) && after.problems.length === 0;
   if (flags.output === "json") {
     process.stdout.write(`${JSON.stringify({ apply: report, converged, remaining: after.plan.actions.filter((a) => a.type !== "no-op" && a.type !== "refused") }, null, 2)}\n`);

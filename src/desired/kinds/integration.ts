@@ -25,6 +25,12 @@ export const integrationModel: KindModel<IntegrationDocument> = {
   pinned: (document) => document.spec.integrationId !== undefined,
   readKey: (document) => ({ type: "api", ref: document.api }),
   readKeyFields: [{ path: "api" }],
+  deletionIdentity: (document) => ({
+    kind: "Integration",
+    name: document.name,
+    api: document.api,
+    spec: Object.fromEntries([...NATURAL_KEY_FIELDS, "integrationId" as const].filter((field) => document.spec[field] !== undefined).map((field) => [field, document.spec[field]])),
+  }),
 
   crossCheck(loaded, index) {
     const document = loaded.document;

@@ -49,6 +49,12 @@ export interface KindModel<D extends Document = Document> {
    * parsing the document (src/desired/read-key-scan.ts): a top-level field, or `spec.<field>`.
    */
   readonly readKeyFields: ReadonlyArray<ReadKeyField>;
+  /**
+   * The document that names only what selects the live resource (an `ensure: absent` of it deletes
+   * that resource): what a cdktf stack's inventory records (src/desired/inventory.ts). Absent for
+   * kinds converge never deletes (RegionOptIn, Api).
+   */
+  deletionIdentity?(document: D): Readonly<Record<string, unknown>>;
   /** Checks against the other documents, before any call. */
   crossCheck(document: LoadedDocument<D>, index: DocumentIndex): DesiredStateProblem[];
 }

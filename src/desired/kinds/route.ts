@@ -14,6 +14,7 @@ export const routeModel: KindModel<RouteDocument> = {
   pinned: (document) => document.spec.routeId !== undefined,
   readKey: (document) => ({ type: "api", ref: document.api }),
   readKeyFields: [{ path: "api" }],
+  deletionIdentity: (document) => ({ kind: "Route", api: document.api, spec: { routeKey: document.spec.routeKey, ...(document.spec.routeId !== undefined ? { routeId: document.spec.routeId } : {}) } }),
 
   crossCheck(loaded, index) {
     const document = loaded.document;
