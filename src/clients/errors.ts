@@ -145,8 +145,8 @@ export class TransportError extends ConvergeError {
   /** Whether the request may have reached the service (false only when the connection was never made). */
   readonly maybeDelivered: boolean;
 
-  constructor(service: ServiceName, operation: string, causeCode: string | undefined, detail: string, maybeDelivered: boolean) {
-    super(`${service} ${operation}: no answer from the service (${causeCode ?? "network error"}: ${detail})`);
+  constructor(service: ServiceName, operation: string, causeCode: string | undefined, detail: string, maybeDelivered: boolean, origin?: string) {
+    super(`${service} ${operation}: no answer from the service${origin ? ` at ${origin}` : ""} (${causeCode ?? "network error"}: ${detail})`);
     this.name = "TransportError";
     this.service = service;
     this.operation = operation;

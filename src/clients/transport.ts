@@ -190,7 +190,7 @@ export class Transport {
         bodyTimeout: this.#timeouts.bodyMs,
       }, request.signal);
     } catch (error) {
-      throw toTransportError(request, error, this.#redact);
+      throw toTransportError(request, error, this.#redact, this.#origin);
     }
     // the answer stays as sent (a success body is data, not to be rewritten); errors redact it when they are built
     return {
@@ -229,11 +229,11 @@ function queryString(query: Readonly<Record<string, string | undefined>> | undef
 
 const NEVER_DELIVERED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "UND_ERR_CONNECT_TIMEOUT", "EHOSTUNREACH", "ENETUNREACH"]);
 
-function toTransportError(request: WireRequest, error: unknown, redact: (text: string) => string): ConvergeError {
+function toTransportError(request: WireRequest, error: unknown, redact: (text: string) => string, origin: string): ConvergeError {
   if (request.signal?.aborted) return new AbortedError(`${request.service} ${request.operation}`);
   const code = (error as { code?: string }).code;
   const detail = redact(error instanceof Error ? error.message : String(error));
-  return new TransportError(request.service, request.operation, code, detail, !NEVER_DELIVERED.has(code ?? ""));
+  return new TransportError(request.service, request.operation, code, detail, !NEVER_DELIVERED.has(code ?? ""), redact(origin));
 }
 
 /**

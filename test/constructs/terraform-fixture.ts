@@ -14,6 +14,8 @@ import { e2eWorld } from "../e2e/e2e-fixture.js";
 
 /** A token distinctive enough to grep for. */
 export const SECRET_TOKEN = "tok-cdktf-SECRET-91ac";
+/** A token of the same account that may read but not write. */
+export const READ_ONLY_TOKEN = "tok-cdktf-READONLY-3b7e";
 /** The CLI the provisioners run: the compiled converge. */
 export const CLI_COMMAND = `${process.execPath} ${builtCliPath()}`;
 /** terraform from PATH, or $TERRAFORM. */
@@ -21,7 +23,7 @@ export const TERRAFORM = process.env.TERRAFORM ?? "terraform";
 
 /** The demo world with an administrator whose token is SECRET_TOKEN, and short Region transitions. */
 export function cdktfWorld(): WorldInput {
-  return e2eWorld({ identities: [...(DEMO_WORLD.identities ?? []), { token: SECRET_TOKEN, accountId: "111111111111", allow: ["*"] }], regionTransitionMs: 50 });
+  return e2eWorld({ identities: [...(DEMO_WORLD.identities ?? []), { token: SECRET_TOKEN, accountId: "111111111111", allow: ["*"] }, { token: READ_ONLY_TOKEN, accountId: "111111111111", allow: ["account:Get*", "account:ListRegions", "apigateway:Get*"] }], regionTransitionMs: 50 });
 }
 
 export interface TerraformResult {
