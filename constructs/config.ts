@@ -100,7 +100,7 @@ export class ConvergeConfig extends Construct {
     const state = new StackState(stack);
     this.node.addValidation({ validate: () => [...problems, ...state.problems()] });
     const base = resourceBaseName(this);
-    const desiredSha256 = { literal: () => state.desiredSha256() };
+    const desiredSha256 = { literal: () => state.facts().desiredSha256 };
     const owner = createVehicleResource(this, "owner", {
       vehicle: this.vehicle,
       name: `${base}_owner`,
@@ -111,21 +111,21 @@ export class ConvergeConfig extends Construct {
     const inventory = createVehicleResource(this, "inventory", {
       vehicle: this.vehicle,
       name: `${base}_inventory`,
-      triggers: () => ({ ...Object.fromEntries(state.inventoryChunks().map((chunk, index) => [`inventory_${index}`, chunk])), resources: String(state.inventory().length) }),
+      triggers: () => ({ ...Object.fromEntries(state.facts().inventoryChunks.map((chunk, index) => [`inventory_${index}`, chunk])), resources: String(state.facts().inventory.length) }),
       provisioner: this.#localExec("destroy", `apply --from-synth . --expect-sha256-env ${SHA256_VARIABLE} --previous-env ${PREVIOUS_VARIABLE} --auto-approve`, { [SHA256_VARIABLE]: desiredSha256, ...previous }),
       dependsOn: [owner],
     });
     const apply = createVehicleResource(this, "apply", {
       vehicle: this.vehicle,
       name: `${base}_apply`,
-      triggers: () => ({ ...state.documentHashes(), [DESIRED_TRIGGER]: state.desiredSha256() }),
+      triggers: () => ({ ...state.facts().documentHashes, [DESIRED_TRIGGER]: state.facts().desiredSha256 }),
       provisioner: this.#localExec("create", `apply --from-synth . --expect-sha256-env ${SHA256_VARIABLE} --auto-approve`, { [SHA256_VARIABLE]: desiredSha256 }),
       dependsOn: [inventory],
     });
     this.applyAddress = apply.address;
     this.inventoryAddress = inventory.address;
     this.ownerAddress = owner.address;
-    writeBesideStack(this, SYNTH_DESIRED_FILE, () => state.desiredText());
+    writeBesideStack(this, SYNTH_DESIRED_FILE, () => state.facts().desiredText);
   }
 
   #localExec(when: LocalExec["when"], args: string, environment: Readonly<Record<string, EnvironmentValue>>): LocalExec {

@@ -5,7 +5,7 @@ import { DOCUMENT_SCHEMAS, type Document, type Kind } from "../src/desired/schem
 import { crossCheckDocuments } from "../src/desired/cross-check.js";
 import { ConvergeConfig } from "./config.js";
 import { identityDocumentOf, type IdentityDocument } from "../src/desired/inventory.js";
-import { brandAsResource, isDeclaredResource, type DeclaredResource, type DocumentValue } from "./documents.js";
+import { brandAsResource, isDeclaredResource, memoizedByResources, type DeclaredResource, type DocumentValue } from "./documents.js";
 import { DESIRED_TRIGGER } from "./config.js";
 import { triggerKeyTaken } from "./errors.js";
 import { documentProblems } from "./validation.js";
@@ -77,23 +77,29 @@ export function resourcesOf(stack: IConstruct): ConvergeResource[] {
  * path that would take the trigger key of the stack's desired-state file.
  */
 function stackProblemsOf(resource: ConvergeResource): string[] {
-  const resources = resourcesOf(stackOf(resource));
-  const problems: string[] = [];
-  if (resource.triggerKey === DESIRED_TRIGGER) problems.push(triggerKeyTaken(DESIRED_TRIGGER));
+  const problems = resource.triggerKey === DESIRED_TRIGGER ? [triggerKeyTaken(DESIRED_TRIGGER)] : [];
+  return [...problems, ...(crossDocumentProblems(stackOf(resource)).get(resource.node.path) ?? [])];
+}
+
+/** The cross-document problems of a stack's constructs by construct path: checked once for all of them (each construct's validation reads its own). */
+const crossDocumentProblems = memoizedByResources((declared) => {
+  const resources = declared.filter(ConvergeResource.isConvergeResource);
   const loaded: LoadedDocument[] = [];
-  for (const other of resources) {
-    const document = other.parsedDocument();
+  for (const resource of resources) {
+    const document = resource.parsedDocument();
     if (!document) continue;
-    const source = { file: other.node.path, line: 1, column: 1 };
+    const source = { file: resource.node.path, line: 1, column: 1 };
     loaded.push({ document, source, locate: () => source });
   }
+  const byPath = new Map<string, string[]>();
   for (const problem of crossCheckDocuments(loaded)) {
-    if (problem.file !== resource.node.path) continue;
-    // the loader locates documents as file:line; a construct is located by its path alone
+    // the loader locates documents as file:line; a construct is located by its path alone,
     // and its spec's fields are props of their own (`apiKeyRequired`, not `spec.apiKeyRequired`)
     const message = resources.reduce((text, other) => text.replaceAll(`${other.node.path}:1`, `"${other.node.path}"`), problem.message).replace(/\bspec\./g, "");
     const prop = problem.path?.replace(/^spec\.?/, "");
-    problems.push(prop && !message.startsWith(prop) ? `${prop}: ${message}` : message);
+    const list = byPath.get(problem.file) ?? [];
+    list.push(prop && !message.startsWith(prop) ? `${prop}: ${message}` : message);
+    byPath.set(problem.file, list);
   }
-  return problems;
-}
+  return byPath;
+});

@@ -10,6 +10,8 @@ export type DocumentValue = Readonly<Record<string, unknown>>;
 export interface DeclaredResource extends IConstruct {
   /** The desired-state document the construct declares. */
   readonly document: DocumentValue;
+  /** The construct's path below its stack: its key in the stack's apply resource's triggers. */
+  readonly triggerKey: string;
 }
 
 const BRAND = Symbol.for("converge.cdktf.resource");
@@ -26,6 +28,22 @@ export function isDeclaredResource(value: unknown): value is DeclaredResource {
 /** The converge resources of a stack, in construct-tree order. */
 export function declaredResourcesOf(stack: IConstruct): DeclaredResource[] {
   return stack.node.findAll().filter(isDeclaredResource);
+}
+
+/**
+ * A function of a stack's converge resources, computed once for a given list of them (a synth
+ * validates and reads every construct, each asking for the same stack-wide result).
+ */
+export function memoizedByResources<T>(compute: (resources: ReadonlyArray<DeclaredResource>) => T): (stack: IConstruct) => T {
+  const cache = new WeakMap<IConstruct, { resources: ReadonlyArray<DeclaredResource>; value: T }>();
+  return (stack) => {
+    const resources = declaredResourcesOf(stack);
+    const cached = cache.get(stack);
+    if (cached && cached.resources.length === resources.length && cached.resources.every((resource, index) => resource === resources[index])) return cached.value;
+    const value = compute(resources);
+    cache.set(stack, { resources, value });
+    return value;
+  };
 }
 
 /** sha256 of a JSON value's canonical text (keys sorted): equal documents, equal hashes. */
