@@ -163,7 +163,7 @@ function parseCurrent(reader: LineReader, schemas: ValueSchemas | undefined): Pa
     if (damage) {
       if (line.number === 1) throw snapshotDamage(reader, line, damage);
       if (isLast) return { version: 2, chunks, seq, validLength, tornTail: { line: line.number, offset: line.offset, bytes: line.raw.length + (line.complete ? 1 : 0), reason: damage.found } };
-      throw reader.error(line, `${damage.found}, and ${describeRest(reader, line)} follow it`, `${damage.expected}: only the last line can be torn by a crash, so this is damage, not a torn write`);
+      throw reader.error(line, `${damage.found}, and ${describeRest(reader)} follow${lineCount(reader) === 1 ? "s" : ""} it`, `${damage.expected}: only the last line can be torn by a crash, so this is damage, not a torn write`);
     }
     const json = parseJson(reader, line, line.text.slice(9));
     if (line.number === 1) {
@@ -176,8 +176,9 @@ function parseCurrent(reader: LineReader, schemas: ValueSchemas | undefined): Pa
     } else {
       const record = checkShape(reader, line, json, RecordLine, "a record line", RECORD_SHAPE);
       if (record.seq !== seq + 1) {
-        const found = record.seq <= seq ? `holds record ${record.seq}, which comes after record ${seq}` : `holds record ${record.seq} right after record ${seq}: record${record.seq - seq > 2 ? "s" : ""} ${seq + 1}${record.seq - seq > 2 ? ` to ${record.seq - 1}` : ""} ${record.seq - seq > 2 ? "are" : "is"} missing`;
-        throw reader.error(line, found, `record ${seq + 1}: the records of a state file are numbered without gaps`);
+        const missing = record.seq - seq - 1;
+        const gap = missing <= 0 ? "" : missing === 1 ? `: record ${seq + 1} is missing` : `: records ${seq + 1} to ${record.seq - 1} are missing`;
+        throw reader.error(line, `holds record ${record.seq} right after record ${seq}${gap}`, `record ${seq + 1}: the records of a state file are numbered one by one, without gaps or repeats`);
       }
       chunks.push(chunk(reader, line, json, "m", record.m, schemas));
       seq = record.seq;
@@ -234,10 +235,18 @@ function snapshotDamage(reader: LineReader, line: Line, damage: Damage): StateFi
   return reader.error(line, damage.found, `${damage.expected} (the snapshot line is damaged)`);
 }
 
-function describeRest(reader: LineReader, line: Line): string {
+/** "2 more lines (300 bytes)": what comes after the current line. */
+function describeRest(reader: LineReader): string {
   const after = reader.bytes.length - reader.offset;
-  const lines = reader.bytes.subarray(reader.offset).reduce((count, byte) => count + (byte === 0x0a ? 1 : 0), 0);
-  return `${after} more byte${after === 1 ? "" : "s"} (${lines} line${lines === 1 ? "" : "s"}) after line ${line.number}`;
+  const lines = lineCount(reader);
+  return `${lines} more line${lines === 1 ? "" : "s"} (${after} byte${after === 1 ? "" : "s"})`;
+}
+
+function lineCount(reader: LineReader): number {
+  const rest = reader.bytes.subarray(reader.offset);
+  let count = 0;
+  for (let at = rest.indexOf(0x0a); at !== -1; at = rest.indexOf(0x0a, at + 1)) count += 1;
+  return rest.length > 0 && rest[rest.length - 1] !== 0x0a ? count + 1 : count;
 }
 
 function parseJson(reader: LineReader, line: Line, text: string): unknown {
@@ -249,6 +258,9 @@ function parseJson(reader: LineReader, line: Line, text: string): unknown {
 }
 
 function checkShape<T extends z.ZodType>(reader: LineReader, line: Line, json: unknown, schema: T, what: string, shape: string): z.output<T> {
+  if (json === null || typeof json !== "object" || Array.isArray(json)) {
+    throw reader.error(line, `is ${renderValue(json)}, not ${what}`, shape);
+  }
   const result = schema.safeParse(json);
   if (result.success) return result.data;
   throw reader.error(line, `is not ${what}: ${describeZodIssues(result.error.issues, json).map((issue) => issue.message).join("; ")}`, shape);
