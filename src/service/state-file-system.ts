@@ -80,7 +80,7 @@ export interface StateFileFaults {
   readonly failingWrites: number;
   /**
    * `write`: half of the bytes are written, then ENOSPC (a snapshot rewrite fails before its rename);
-   * `sync`: every byte is written, then fdatasync fails with EIO.
+   * `sync`: every byte is written and synced, then fdatasync reports EIO.
    */
   readonly failure: "write" | "sync";
 }
@@ -111,11 +111,11 @@ export function faultyStateFileSystem(inner: StateFileSystem, faults: StateFileF
           throw fault("ENOSPC");
         },
         async sync() {
+          await file.sync();
           if (failSync) {
             failSync = false;
             throw fault("EIO");
           }
-          return file.sync();
         },
         truncate: (length) => file.truncate(length),
         close: () => file.close(),
