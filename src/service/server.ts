@@ -141,8 +141,8 @@ class Pipeline {
   readonly #store: Store;
   readonly #requestTimeoutMs: number;
   readonly #bootId = randomBytes(4).toString("hex");
-  /** The request each connection is receiving (its headers arrived), for the dialect of a 408. */
-  readonly #receiving = new WeakMap<Socket, IncomingMessage>();
+  /** The request each connection is handling (its headers arrived), for the dialect of a 408. */
+  readonly #handling = new WeakMap<Socket, { readonly request: IncomingMessage; readonly response: ServerResponse }>();
   /** Connections answered 408: their request is logged as such, not as a client that hung up. */
   readonly #timedOut = new WeakSet<Socket>();
   #requestCounter = 0;
@@ -171,7 +171,7 @@ class Pipeline {
     let operation: Operation | undefined;
     let body: unknown;
     const requestId = `${this.#bootId}-${(this.#requestCounter += 1)}`;
-    this.#receiving.set(request.socket, request);
+    this.#handling.set(request.socket, { request, response });
     try {
       operation = this.#route(request, path, dialect);
       dialect = DIALECTS[operation.service];
@@ -210,7 +210,7 @@ class Pipeline {
       this.#sendError(response, dialect, failure, requestId);
       this.#log(operation, request, path, failure.status, body);
     } finally {
-      this.#receiving.delete(request.socket);
+      this.#handling.delete(request.socket);
     }
   }
 
@@ -258,7 +258,9 @@ class Pipeline {
    * body) and its connection closed; the others get Node's default answers.
    */
   clientError(error: NodeJS.ErrnoException, socket: Socket): void {
-    if (!socket.writable || socket.bytesWritten > 0) {
+    const handling = this.#handling.get(socket);
+    // as Node does: answer only where no answer has begun on this connection
+    if (!socket.writable || handling?.response.headersSent) {
       socket.destroy();
       return;
     }
@@ -268,10 +270,9 @@ class Pipeline {
       socket.destroy();
       return;
     }
-    const request = this.#receiving.get(socket);
-    const path = request?.url?.split("?", 1)[0] ?? "/";
+    const path = handling?.request.url?.split("?", 1)[0] ?? "/";
     const dialect = path === "/v2" || path.startsWith("/v2/") ? DIALECTS.apigateway : DIALECTS.account;
-    const what = request ? "the request body" : "the request headers";
+    const what = handling ? "the request body" : "the request headers";
     const timeout = new ServiceError(408, "RequestTimeoutException",
       `${what} did not arrive within ${this.#requestTimeoutMs} ms (the service's request timeout): the connection is closed; send the whole request at once and retry`);
     const text = JSON.stringify(dialect.body(timeout));

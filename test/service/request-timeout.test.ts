@@ -185,7 +185,7 @@ describe("serve --request-timeout", () => {
     expect(others.filter((call) => call.status !== 200)).toEqual([]);
   });
 
-  it("serves a body that arrives in pieces within the bound, and keeps an idle keep-alive connection open longer than the bound", async () => {
+  it("serves a body that arrives in pieces within the bound, keeps an idle keep-alive connection open longer than the bound, and times out a later request on it", async () => {
     const socket = connect(port, host);
     let received = "";
     socket.setEncoding("utf8");
@@ -211,6 +211,14 @@ describe("serve --request-timeout", () => {
     socket.write(postHead("/getAlternateContact", read.length) + read);
     await waitFor(/pieces@example\.com/);
     expect(received).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
-    socket.destroy();
+
+    // a third request on the same connection whose body does not arrive is answered 408 too
+    received = "";
+    const closed = new Promise((resolve) => socket.once("close", resolve));
+    socket.write(postHead("/putAlternateContact", body.length) + body.slice(0, 10));
+    await waitFor(/\r\n\r\n\{.*\}$/);
+    expect(received).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(received).toMatch(/"message":"the request body did not arrive within 1000 ms/);
+    await closed;
   });
 });
