@@ -8,7 +8,10 @@ import { basename, dirname, join } from "node:path";
 export interface StateFileSystem {
   /** Opens the file for appending at its end. */
   openAppend(path: string): Promise<AppendFile>;
-  /** Replaces the file with `text`, atomically and durably (temporary file, sync, rename, directory sync). */
+  /**
+   * Replaces the file with `text`, atomically and durably (temporary file, sync, rename, directory
+   * sync). Throws only while the file still holds its old content.
+   */
   replace(path: string, text: string): Promise<void>;
 }
 
@@ -63,11 +66,16 @@ export const NODE_STATE_FILE_SYSTEM: StateFileSystem = {
       await rm(temporary, { force: true }).catch(() => undefined);
       throw error;
     }
-    const directory = await open(dirname(path), "r");
+    // the new content is in place: a failing directory sync must not report the replacement as not done
     try {
-      await directory.sync();
-    } finally {
-      await directory.close();
+      const directory = await open(dirname(path), "r");
+      try {
+        await directory.sync();
+      } finally {
+        await directory.close();
+      }
+    } catch {
+      // the rename stands; only a power loss before the next sync could bring the old file back
     }
   },
 };

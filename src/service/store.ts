@@ -33,6 +33,8 @@ export interface AttachOptions {
   readonly fileSystem?: StateFileSystem;
   /** Told what start-up did to the file (a torn last record dropped, an older format converted) and about failed writes. */
   readonly notice?: (message: string) => void;
+  /** Changes after which the journal is rewritten as one snapshot. @default 100000 */
+  readonly compactAfterMutations?: number;
 }
 
 /**
@@ -96,7 +98,16 @@ export class Store {
     const parsed = bytes === undefined ? undefined : parseStateFile(path, bytes, this.#schemas());
     if (parsed) this.#load(path, parsed);
     this.#path = path;
-    this.#journal = await Journal.open(path, parsed, this.#owner(), options.fileSystem ?? NODE_STATE_FILE_SYSTEM, notice);
+    try {
+      this.#journal = await Journal.open(path, parsed, this.#owner(), {
+        fs: options.fileSystem ?? NODE_STATE_FILE_SYSTEM,
+        notice,
+        compactAfter: options.compactAfterMutations ?? COMPACT_AFTER_MUTATIONS,
+      });
+    } catch (error) {
+      throw new StateFileError(path, `cannot be ${bytes === undefined ? "created" : "prepared"}: ${(error as Error).message}.`,
+        "Check that its directory exists or can be created, and is writable.");
+    }
   }
 
   /**
@@ -254,11 +265,18 @@ interface Entry {
  * Append-only journal with group commit (the commits queued during one sync become the next
  * record) and periodic compaction into a snapshot.
  */
+interface JournalSettings {
+  readonly fs: StateFileSystem;
+  readonly notice: (message: string) => void;
+  readonly compactAfter: number;
+}
+
 class Journal {
   readonly #path: string;
   readonly #owner: JournalOwner;
   readonly #fs: StateFileSystem;
   readonly #notice: (message: string) => void;
+  readonly #compactAfter: number;
   #file: AppendFile | undefined;
   #queue: Entry[] = [];
   #flushing: Promise<void> | undefined;
@@ -269,17 +287,19 @@ class Journal {
   /** Bytes after `#length` may hold part of a failed record: cut them off before the next append. */
   #damaged = false;
 
-  private constructor(path: string, owner: JournalOwner, fs: StateFileSystem, notice: (message: string) => void, seq: number, length: number) {
+  private constructor(path: string, owner: JournalOwner, settings: JournalSettings, seq: number, length: number) {
     this.#path = path;
     this.#owner = owner;
-    this.#fs = fs;
-    this.#notice = notice;
+    this.#fs = settings.fs;
+    this.#notice = settings.notice;
+    this.#compactAfter = settings.compactAfter;
     this.#seq = seq;
     this.#length = length;
   }
 
   /** Creates the file (seed), converts an older format, or cuts a torn last record off; then opens it. */
-  static async open(path: string, parsed: ParsedStateFile | undefined, owner: JournalOwner, fs: StateFileSystem, notice: (message: string) => void): Promise<Journal> {
+  static async open(path: string, parsed: ParsedStateFile | undefined, owner: JournalOwner, settings: JournalSettings): Promise<Journal> {
+    const notice = settings.notice;
     let length: number;
     const seq = parsed?.seq ?? 0;
     if (!parsed || parsed.version !== 2) {
@@ -302,55 +322,64 @@ class Journal {
         notice(tornTailNotice(path, parsed));
       }
     }
-    const journal = new Journal(path, owner, fs, notice, seq, length);
-    journal.#file = await fs.openAppend(path);
+    const journal = new Journal(path, owner, settings, seq, length);
+    journal.#file = await settings.fs.openAppend(path);
     return journal;
   }
 
   append(tuples: string, count: number, ticket: number): Promise<void> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ ticket, tuples, count, resolve, reject });
-      this.#flushing ??= this.#flush().finally(() => (this.#flushing = undefined));
+      this.#flushing ??= this.#flush();
     });
   }
 
+  /**
+   * Writes the queue out, record by record, until it is empty. `#flushing` is cleared in the same
+   * step that finds the queue empty, so that a commit made by a caller resumed by the last record
+   * starts the next flush instead of waiting on this one.
+   */
   async #flush(): Promise<void> {
-    while (this.#queue.length > 0) {
-      try {
-        await this.#prepare();
-      } catch (error) {
-        await this.#fail([], error);
-        continue;
-      }
-      const batch = this.#queue;
-      this.#queue = [];
-      const seq = this.#seq + 1;
-      const count = batch.reduce((sum, entry) => sum + entry.count, 0);
-      try {
-        if (this.#sinceSnapshot + count >= COMPACT_AFTER_MUTATIONS) {
-          // memory is exactly the file plus this batch: the snapshot stands for both
-          const text = snapshotLine(seq, this.#owner.snapshot());
-          await this.#fs.replace(this.#path, text);
-          await this.#file?.close().catch(() => undefined);
-          this.#file = undefined;
-          this.#length = Buffer.byteLength(text);
-          this.#sinceSnapshot = 0;
-        } else {
-          const bytes = Buffer.from(recordLine(seq, batch.map((entry) => entry.tuples)));
-          this.#damaged = true;
-          await this.#file!.append(bytes);
-          await this.#file!.sync();
-          this.#damaged = false;
-          this.#length += bytes.length;
-          this.#sinceSnapshot += count;
+    try {
+      while (this.#queue.length > 0) {
+        try {
+          await this.#prepare();
+        } catch (error) {
+          await this.#fail([], error);
+          continue;
         }
-      } catch (error) {
-        await this.#fail(batch, error);
-        continue;
+        const batch = this.#queue;
+        this.#queue = [];
+        const seq = this.#seq + 1;
+        const count = batch.reduce((sum, entry) => sum + entry.count, 0);
+        try {
+          if (this.#sinceSnapshot + count >= this.#compactAfter) {
+            // memory is exactly the file plus this batch: the snapshot stands for both
+            const text = snapshotLine(seq, this.#owner.snapshot());
+            await this.#fs.replace(this.#path, text);
+            await this.#file?.close().catch(() => undefined);
+            this.#file = undefined;
+            this.#length = Buffer.byteLength(text);
+            this.#sinceSnapshot = 0;
+          } else {
+            const bytes = Buffer.from(recordLine(seq, batch.map((entry) => entry.tuples)));
+            this.#damaged = true;
+            await this.#file!.append(bytes);
+            await this.#file!.sync();
+            this.#damaged = false;
+            this.#length += bytes.length;
+            this.#sinceSnapshot += count;
+          }
+        } catch (error) {
+          await this.#fail(batch, error);
+          continue;
+        }
+        this.#seq = seq;
+        this.#owner.durable(batch[batch.length - 1]!.ticket);
+        for (const entry of batch) entry.resolve();
       }
-      this.#seq = seq;
-      this.#owner.durable(batch[batch.length - 1]!.ticket);
-      for (const entry of batch) entry.resolve();
+    } finally {
+      this.#flushing = undefined;
     }
   }
 

@@ -2,11 +2,11 @@ import { createHash } from "node:crypto";
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { crc32 } from "node:zlib";
 import { Pool } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WorldInput } from "../../src/service/index.js";
 import { mulberry32 } from "../../src/service/faults.js";
+import { journalLine } from "../support/journal.js";
 import { runProcess } from "../support/run-process.js";
 import { builtCliPath, startServeProcess, type ServeProcess } from "../support/serve-process.js";
 
@@ -36,9 +36,7 @@ let goodFile: Buffer;
 let goodLines: string[];
 const running: ServeProcess[] = [];
 
-function line(json: string): string {
-  return `${crc32(json).toString(16).padStart(8, "0")} ${json}\n`;
-}
+
 
 function sha256(bytes: Buffer): string {
   return createHash("sha256").update(bytes).digest("hex");
@@ -174,33 +172,33 @@ describe("serve --state-file refuses a damaged state file, names it, and leaves 
   describe("wrong JSON shape, by record type", () => {
     it("a snapshot line whose snapshot is not a list", async () => {
       const snapshot = { ...jsonOf(0), snapshot: { not: "a list" } };
-      await expectRefused(withLine(0, line(JSON.stringify(snapshot))), [/line 1 \(byte 0\) is not a snapshot line: snapshot .* is not valid: expected array/, /expected \{"converge":"state","version":2,"seq":<integer>,"snapshot":/]);
+      await expectRefused(withLine(0, journalLine(JSON.stringify(snapshot))), [/line 1 \(byte 0\) is not a snapshot line: snapshot .* is not valid: expected array/, /expected \{"converge":"state","version":2,"seq":<integer>,"snapshot":/]);
     });
 
     it("a snapshot line that is a number", async () => {
-      await expectRefused(withLine(0, line("7")), [/line 1 \(byte 0\) is 7, not a snapshot line; expected \{"converge":"state"/]);
+      await expectRefused(withLine(0, journalLine("7")), [/line 1 \(byte 0\) is 7, not a snapshot line; expected \{"converge":"state"/]);
     });
 
     it("a snapshot line of a newer format", async () => {
-      await expectRefused(withLine(0, line(JSON.stringify({ ...jsonOf(0), version: 3 }))), [/line 1 \(byte 0\) is format version 3; expected version 2 or older: the file was written by a newer converge/]);
+      await expectRefused(withLine(0, journalLine(JSON.stringify({ ...jsonOf(0), version: 3 }))), [/line 1 \(byte 0\) is format version 3; expected version 2 or older: the file was written by a newer converge/]);
     });
 
     it("a record line whose changes are not a list", async () => {
-      await expectRefused(withLine(2, line(JSON.stringify({ seq: 2, m: "x" }))), [/line 3 \(byte \d+\) is not a record line: m "x" is not valid: expected array/, /expected \{"seq":<integer>,"m":\[\[collection, key, value or null\], …\]\}/]);
+      await expectRefused(withLine(2, journalLine(JSON.stringify({ seq: 2, m: "x" }))), [/line 3 \(byte \d+\) is not a record line: m "x" is not valid: expected array/, /expected \{"seq":<integer>,"m":\[\[collection, key, value or null\], …\]\}/]);
     });
 
     it("a record line without its sequence number", async () => {
       const record = jsonOf(2);
       delete record.seq;
-      await expectRefused(withLine(2, line(JSON.stringify(record))), [/line 3 \(byte \d+\) is not a record line: seq is required/]);
+      await expectRefused(withLine(2, journalLine(JSON.stringify(record))), [/line 3 \(byte \d+\) is not a record line: seq is required/]);
     });
 
     it("a change that is not a [collection, key, value] triple", async () => {
-      await expectRefused(withLine(1, line(JSON.stringify({ seq: 1, m: [["contacts", 5]] }))), [/line 2 \(byte \d+\) is not a record line: m\[0\] \["contacts",5\] is not valid: Too small: expected array to have >=3 items/]);
+      await expectRefused(withLine(1, journalLine(JSON.stringify({ seq: 1, m: [["contacts", 5]] }))), [/line 2 \(byte \d+\) is not a record line: m\[0\] \["contacts",5\] is not valid: Too small: expected array to have >=3 items/]);
     });
 
     it("a change to an unknown collection", async () => {
-      await expectRefused(withLine(1, line(JSON.stringify({ seq: 1, m: [["widgets", "w1", {}]] }))), [/line 2 \(byte \d+\) m\[0\]\[0\] names collection "widgets"; expected one of "meta", .*"integrations"/]);
+      await expectRefused(withLine(1, journalLine(JSON.stringify({ seq: 1, m: [["widgets", "w1", {}]] }))), [/line 2 \(byte \d+\) m\[0\]\[0\] names collection "widgets"; expected one of "meta", .*"integrations"/]);
     });
 
     const badValues: ReadonlyArray<[string, string, unknown, RegExp]> = [
@@ -212,19 +210,19 @@ describe("serve --state-file refuses a damaged state file, names it, and leaves 
       ["meta", "pagingKey", { key: "not a string" }, /m\[0\]\[2\] .* is not valid: expected string/],
     ];
     it.each(badValues)("a value of collection %s of the wrong shape", async (collection, key, value, problem) => {
-      const stderr = await expectRefused(withLine(3, line(JSON.stringify({ seq: 3, m: [[collection, key, value]] }))), [problem]);
+      const stderr = await expectRefused(withLine(3, journalLine(JSON.stringify({ seq: 3, m: [[collection, key, value]] }))), [problem]);
       expect(stderr).toMatch(new RegExp(`line 4 \\(byte \\d+\\) holds a value of collection "${collection}" \\(key "${key.replace("/", "\\/")}"\\) that is not valid`));
     });
 
     it("a value of the wrong shape in the snapshot", async () => {
       const snapshot = jsonOf(0) as { snapshot: Array<[string, string, unknown]> };
       const tuples = snapshot.snapshot.map(([collection, key, value]) => [collection, key, collection === "integrations" ? { seq: 1 } : value]);
-      await expectRefused(withLine(0, line(JSON.stringify({ ...snapshot, snapshot: tuples }))), [/line 1 \(byte 0\) holds a value of collection "integrations" .* snapshot\[\d+\]\[2\]\.integration is required/]);
+      await expectRefused(withLine(0, journalLine(JSON.stringify({ ...snapshot, snapshot: tuples }))), [/line 1 \(byte 0\) holds a value of collection "integrations" .* snapshot\[\d+\]\[2\]\.integration is required/]);
     });
 
     it("a route of an API that does not exist", async () => {
       const route = { route: { routeId: "r000001", routeKey: "GET /x" }, seq: 9 };
-      await expectRefused(withLine(3, line(JSON.stringify({ seq: 3, m: [["routes", "noapi00001/r000001", route]] }))), [/line 4 \(byte \d+\) holds route "r000001" of API "noapi00001", which does not exist/]);
+      await expectRefused(withLine(3, journalLine(JSON.stringify({ seq: 3, m: [["routes", "noapi00001/r000001", route]] }))), [/line 4 \(byte \d+\) holds route "r000001" of API "noapi00001", which does not exist/]);
     });
   });
 
