@@ -167,7 +167,7 @@ class Pipeline {
     const url = request.url ?? "/";
     const queryStart = url.indexOf("?");
     const path = queryStart === -1 ? url : url.slice(0, queryStart);
-    let dialect: ErrorDialect = path === "/v2" || path.startsWith("/v2/") ? DIALECTS.apigateway : DIALECTS.account;
+    let dialect = dialectOfPath(path);
     let operation: Operation | undefined;
     let body: unknown;
     const requestId = `${this.#bootId}-${(this.#requestCounter += 1)}`;
@@ -270,8 +270,7 @@ class Pipeline {
       socket.destroy();
       return;
     }
-    const path = handling?.request.url?.split("?", 1)[0] ?? "/";
-    const dialect = path === "/v2" || path.startsWith("/v2/") ? DIALECTS.apigateway : DIALECTS.account;
+    const dialect = dialectOfPath(handling?.request.url?.split("?", 1)[0] ?? "/");
     const what = handling ? "the request body" : "the request headers";
     const timeout = new ServiceError(408, "RequestTimeoutException",
       `${what} did not arrive within ${this.#requestTimeoutMs} ms (the service's request timeout): the connection is closed; send the whole request at once and retry`);
@@ -358,6 +357,11 @@ class Pipeline {
       ...(this.requests.recordBodies && body !== undefined ? { body } : {}),
     });
   }
+}
+
+/** The dialect of errors before the operation is known: the gateway's under `/v2`, else the account's. */
+function dialectOfPath(path: string): ErrorDialect {
+  return path === "/v2" || path.startsWith("/v2/") ? DIALECTS.apigateway : DIALECTS.account;
 }
 
 /** Form B: `POST /` with `X-Svc-Target: <prefix containing 20210201>.<Operation>`. */

@@ -81,6 +81,7 @@ export class Store {
   #reverts = 0;
   #waiters: Array<{ readonly ticket: number; readonly resolve: (durable: boolean) => void }> = [];
   #failure: StateWriteError | undefined;
+  #notice: (message: string) => void = () => undefined;
 
   register(name: string, collection: Collection): void {
     if (this.#collections.has(name)) throw new Error(`collection ${name} is registered twice`);
@@ -94,6 +95,7 @@ export class Store {
    */
   async attach(path: string, options: AttachOptions = {}): Promise<void> {
     const notice = options.notice ?? (() => undefined);
+    this.#notice = notice;
     const bytes = await readStateFile(path);
     const parsed = bytes === undefined ? undefined : parseStateFile(path, bytes, this.#schemas());
     if (parsed) this.#load(path, parsed);
@@ -195,17 +197,21 @@ export class Store {
       revert: (durableBytes) => {
         this.#reverts += 1;
         this.#applied = this.#durable;
+        let undone = true;
         try {
           this.#load(this.#path, parseStateFile(this.#path, durableBytes(), undefined));
         } catch (error) {
+          this.#notice(`state file ${this.#path} could not be read back after a failed write, so memory may hold changes that are not on disk; every request is answered 500 until the service is restarted: ${(error as Error).message}`);
           this.#failure = new StateWriteError(
-            `the state file could not be read back after a failed write (${(error as Error).message}); the service cannot answer any more: restart it`,
+            "the service could not read its state file back after a failed write; it answers nothing until it is restarted (every acknowledged write is on disk)",
             (error as NodeJS.ErrnoException).code ?? "EIO",
           );
+          undone = false;
         }
         const waiting = this.#waiters;
         this.#waiters = [];
         for (const waiter of waiting) waiter.resolve(false);
+        return undone;
       },
     };
   }
@@ -249,8 +255,8 @@ interface JournalOwner {
   snapshot(): Mutation[];
   /** Every commit up to `ticket` is on disk. */
   durable(ticket: number): void;
-  /** A write failed: make memory what the file holds (`durableBytes`), undoing every commit not yet durable. */
-  revert(durableBytes: () => Buffer): void;
+  /** A write failed: make memory what the file holds (`durableBytes`), undoing every commit not yet durable; false when that failed. */
+  revert(durableBytes: () => Buffer): boolean;
 }
 
 interface Entry {
@@ -405,10 +411,10 @@ class Journal {
     }
     const failed = [...batch, ...this.#queue];
     this.#queue = [];
-    this.#owner.revert(() => readFileSync(this.#path).subarray(0, this.#length));
+    const undone = this.#owner.revert(() => readFileSync(this.#path).subarray(0, this.#length));
     const reason = (error as NodeJS.ErrnoException).code ?? "EIO";
     const message = (error as Error).message ?? String(error);
-    this.#notice(`state file ${this.#path}: a write failed (${message}); ${failed.length} change${failed.length === 1 ? " was" : "s were"} answered 500 and undone${this.#damaged ? "; the partial record could not be cut off yet (retried before the next write)" : `; the file ends at byte ${this.#length}, as before`}`);
+    this.#notice(`state file ${this.#path}: a write failed (${message}); ${failed.length} change${failed.length === 1 ? " was" : "s were"} answered 500${undone ? " and undone" : ""}${this.#damaged ? "; the partial record could not be cut off yet (retried before the next write)" : `; the file ends at byte ${this.#length}, as before`}`);
     const failure = new StateWriteError(`the state file could not be written (${reason}): the change was not applied`, reason);
     for (const entry of failed) entry.reject(failure);
   }

@@ -5,7 +5,9 @@ import { z } from "zod";
 import { afterEach, describe, expect, it } from "vitest";
 import { MapCollection } from "../../src/service/map-collection.js";
 import { NODE_STATE_FILE_SYSTEM, faultyStateFileSystem, type StateFileFaults } from "../../src/service/state-file-system.js";
+import { startService } from "../../src/service/index.js";
 import { StateWriteError, Store, type AttachOptions } from "../../src/service/store.js";
+import { call } from "../support/http.js";
 import { expectWellFormedJournal } from "../support/journal.js";
 
 /**
@@ -116,5 +118,41 @@ describe("the state file journal", () => {
     const lines = await expectWellFormedJournal(path);
     expect(lines.length - 1, "fewer records than commits").toBeLessThan(50);
     expect(lines.slice(1).flatMap((line) => line.m!.map(([, key]) => key))).toEqual([...items.map.keys()]);
+  });
+
+  it("answers nothing once memory cannot be brought back in line with the file (the file vanished)", async () => {
+    const path = await stateFile();
+    const { store, items, notices } = await openStore(path, faulty({ failAfterWrites: 1, failingWrites: 1, failure: "write" }));
+    await store.commit(put("k1"));
+    await rm(path);
+    await expect(store.commit(put("k2"))).rejects.toThrow(StateWriteError);
+    expect(store.failure?.message).toBe("the service could not read its state file back after a failed write; it answers nothing until it is restarted (every acknowledged write is on disk)");
+    expect(notices.at(-1)).toMatch(/a write failed \(ENOSPC: .*\); 1 change was answered 500; the file ends at byte \d+, as before$/);
+    expect(notices.at(-2)).toMatch(/could not be read back after a failed write, so memory may hold changes that are not on disk; every request is answered 500 until the service is restarted: ENOENT/);
+    await expect(store.commit(put("k3"))).rejects.toBe(store.failure);
+    expect(items.map.has("k3")).toBe(false);
+    await store.close();
+  });
+
+  it("the service answers every request 500 in that state", async () => {
+    const path = await stateFile();
+    const service = await startService({
+      port: 0,
+      stateFile: path,
+      world: {
+        accounts: ["111111111111"],
+        identities: [{ token: "admin-token", accountId: "111111111111", allow: ["*"] }],
+        faults: { stateFile: { failAfterWrites: 0, failingWrites: 1, failure: "write" } },
+      },
+    });
+    try {
+      await rm(path);
+      const created = await call(service, "/v2/apis", { body: { name: "lost", protocolType: "HTTP" } });
+      expect(created.status).toBe(500);
+      const listed = await call(service, "/v2/apis", { method: "GET" });
+      expect(listed).toMatchObject({ status: 500, errorType: "InternalServerException", json: { message: expect.stringMatching(/^the service could not read its state file back/) } });
+    } finally {
+      await service.close();
+    }
   });
 });
