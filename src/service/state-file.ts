@@ -94,7 +94,7 @@ export class StateFileError extends Error {
 }
 
 export function movingAside(path: string): string {
-  return `The file was left unchanged. To start from the world's seed data instead, move it aside (mv ${path} ${path}.damaged) and start again; to keep its state, repair the file or restore it from a copy.`;
+  return `the file was left unchanged; to start from the world's seed data instead, move it aside (mv ${path} ${path}.damaged) and start again; to keep its state, repair the file or restore it from a copy`;
 }
 
 /**

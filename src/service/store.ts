@@ -108,7 +108,7 @@ export class Store {
       });
     } catch (error) {
       throw new StateFileError(path, `cannot be ${bytes === undefined ? "created" : "prepared"}: ${(error as Error).message}.`,
-        "Check that its directory exists or can be created, and is writable.");
+        "check that its directory exists or can be created, and is writable");
     }
   }
 
@@ -231,7 +231,7 @@ async function readStateFile(path: string): Promise<Buffer | undefined> {
   }
   if (info.isDirectory()) {
     throw new StateFileError(path, "is a directory; expected a state file (a regular file, or a path where none exists yet).",
-      `Nothing was changed. Name a file with --state-file (e.g. ${path}/state.jsonl), or move the directory aside.`);
+      `nothing was changed; name a file with --state-file (e.g. ${path}/state.jsonl), or move the directory aside`);
   }
   if (!info.isFile()) throw new StateFileError(path, "is not a regular file; expected a state file (a regular file, or a path where none exists yet).");
   const readOnly = (info.mode & 0o222) === 0
@@ -239,7 +239,7 @@ async function readStateFile(path: string): Promise<Buffer | undefined> {
     : await access(path, constants.W_OK).then(() => undefined, (error: NodeJS.ErrnoException) => `cannot be written (${error.code ?? error.message})`);
   if (readOnly) {
     throw new StateFileError(path, `${readOnly}; expected a writable file: every write is appended to it and synced before it is answered, so the service refuses to start rather than accept writes it could not keep.`,
-      `The file was left unchanged. Make it writable (chmod u+w ${path}) to serve from it, or copy it and start with --state-file on the copy.`);
+      `the file was left unchanged; make it writable (chmod u+w ${path}) to serve from it, or copy it and start with --state-file on the copy`);
   }
   let bytes: Buffer;
   try {
