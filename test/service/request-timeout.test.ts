@@ -92,15 +92,17 @@ function parseResponse(text: string) {
   return { statusLine, headers, body: text.slice(split + 4) };
 }
 
-/** Keeps calling the service from another client until `until` settles; returns each call's status and time. */
-async function otherClient(until: Promise<unknown>): Promise<Array<{ status: number; ms: number }>> {
+/**
+ * Keeps calling the service from another client until `until` settles; returns each call's status,
+ * and whether it was answered while `until` was still pending.
+ */
+async function otherClient(until: Promise<unknown>): Promise<Array<{ status: number; whilePending: boolean }>> {
   const client = new Pool(service.url, { connections: 2 });
   let done = false;
   void until.finally(() => (done = true));
-  const calls: Array<{ status: number; ms: number }> = [];
+  const calls: Array<{ status: number; whilePending: boolean }> = [];
   try {
     while (!done) {
-      const started = performance.now();
       const response = await client.request({
         method: "POST",
         path: "/listRegions",
@@ -108,7 +110,7 @@ async function otherClient(until: Promise<unknown>): Promise<Array<{ status: num
         body: "{}",
       });
       await response.body.text();
-      calls.push({ status: response.statusCode, ms: performance.now() - started });
+      calls.push({ status: response.statusCode, whilePending: !done });
       await sleep(50);
     }
   } finally {
@@ -142,9 +144,8 @@ describe("serve --request-timeout", () => {
       errorType: "RequestTimeoutException",
     });
 
-    expect(others.length, "the other client kept calling").toBeGreaterThan(5);
+    expect(others.filter((call) => call.whilePending).length, "the other client was served while the slow request was pending").toBeGreaterThanOrEqual(3);
     expect(others.filter((call) => call.status !== 200)).toEqual([]);
-    expect(Math.max(...others.map((call) => call.ms)), "no call of the other client waited on the slow one").toBeLessThan(BOUND_MS);
 
     // nothing of the cut-off request was applied
     const client = new Pool(service.url);
@@ -182,6 +183,7 @@ describe("serve --request-timeout", () => {
       message: "the request headers did not arrive within 1000 ms (the service's request timeout): the connection is closed; send the whole request at once and retry",
       errorType: "RequestTimeoutException",
     });
+    expect(others.filter((call) => call.whilePending).length).toBeGreaterThanOrEqual(3);
     expect(others.filter((call) => call.status !== 200)).toEqual([]);
   });
 
