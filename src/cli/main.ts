@@ -36,7 +36,8 @@ program
   .option("--port <port>", "port to listen on (0 picks a free one)", integerIn(0, 65535, "a port number"), 4566)
   .option("--world <file>", "world file (JSON) to boot; without it, the demo world")
   .option("--state-file <file>", "make state durable in this file")
-  .action(async (options: { host: string; port: number; world?: string; stateFile?: string }) => {
+  .option("--request-timeout <seconds>", "answer 408 and close the connection when a request's headers or body take longer", integerIn(1, 3600, "seconds"), 30)
+  .action(async (options: { host: string; port: number; world?: string; stateFile?: string; requestTimeout: number }) => {
     const { serveCommand } = await import("./serve-command.js");
     process.exitCode = await serveCommand(options);
   });

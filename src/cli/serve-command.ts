@@ -5,6 +5,8 @@ export interface ServeOptions {
   readonly port: number;
   readonly world?: string;
   readonly stateFile?: string;
+  /** Seconds a request's headers and body may take to arrive. */
+  readonly requestTimeout: number;
 }
 
 /**
@@ -17,6 +19,7 @@ export async function serveCommand(options: ServeOptions, out: NodeJS.WritableSt
     port: options.port,
     ...(options.world !== undefined ? { worldFile: options.world } : {}),
     ...(options.stateFile !== undefined ? { stateFile: options.stateFile } : {}),
+    requestTimeoutMs: options.requestTimeout * 1000,
   });
   out.write(`listening on ${service.url}\n`);
   if (service.demo) out.write(describeDemoWorld(service));

@@ -27,6 +27,10 @@ export interface Operation {
   readonly path: string;
   /** Writes are subject to `dropAfterWriteRate` and are counted as writes. */
   readonly write: boolean;
+  /**
+   * Reads state synchronously, before its first await (a commit, if any, is that await): the server
+   * relies on it to answer only from durable state (README, "Durability").
+   */
   handle(call: OperationCall): OperationReply | Promise<OperationReply>;
 }
 

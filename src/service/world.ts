@@ -37,6 +37,11 @@ export const WorldFile = z.strictObject({
     latencyMs: z.number().min(0).default(0),
     dropAfterWriteRate: z.number().min(0).max(1).default(0),
     seed: z.number().int().optional(),
+    stateFile: z.strictObject({
+      failAfterWrites: z.number().int().min(0),
+      failingWrites: z.number().int().min(1),
+      failure: z.enum(["write", "sync"]).default("write"),
+    }).optional(),
   }).default({ errorRate: 0, latencyMs: 0, dropAfterWriteRate: 0 }),
 });
 /** A world as written in a file (defaults not yet applied). */

@@ -28,6 +28,8 @@ export interface ServeProcess {
 export interface ServeProcessOptions {
   readonly worldFile?: string;
   readonly stateFile?: string;
+  /** `--request-timeout SECONDS`. @default the CLI's default */
+  readonly requestTimeoutSeconds?: number;
   /** Extra `node` flags, e.g. `--cpu-prof`. */
   readonly nodeArgs?: ReadonlyArray<string>;
   /** @default 15000 */
@@ -56,7 +58,7 @@ export function builtCliPath(): string {
 }
 
 /**
- * Starts `node dist/src/cli/main.js serve --port 0 [--world F] [--state-file F]` and resolves once it
+ * Starts `node dist/src/cli/main.js serve --port 0 [--world F] [--state-file F] [--request-timeout S]` and resolves once it
  * printed `listening on URL`. Rejects with its stderr if it exits or stays silent instead.
  */
 export function startServeProcess(options: ServeProcessOptions = {}): Promise<ServeProcess> {
@@ -67,6 +69,7 @@ export function startServeProcess(options: ServeProcessOptions = {}): Promise<Se
     "--port", "0",
     ...(options.worldFile !== undefined ? ["--world", options.worldFile] : []),
     ...(options.stateFile !== undefined ? ["--state-file", options.stateFile] : []),
+    ...(options.requestTimeoutSeconds !== undefined ? ["--request-timeout", String(options.requestTimeoutSeconds)] : []),
   ];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";

@@ -1,8 +1,10 @@
+import { z } from "zod";
 import {
   ACCOUNT_OPERATIONS,
+  AlternateContact,
+  RegionOptStatus,
   MAX_LIST_REGIONS_RESULTS,
   type AccountOperationName,
-  type AlternateContact,
   type Region,
 } from "../../spec/account.js";
 import { accountDialect, accountErrors } from "../service-error.js";
@@ -21,6 +23,9 @@ interface RegionOverride {
   readonly settleAt?: number;
 }
 
+/** A RegionOverride as the state file holds it. */
+const StoredRegionOverride = z.object({ status: RegionOptStatus, settleAt: z.number().optional() });
+
 const SETTLED: Partial<Record<OptStatus, OptStatus>> = { ENABLING: "ENABLED", DISABLING: "DISABLED" };
 
 /** The embedded account management service: alternate contacts and Region opt-in. */
@@ -28,8 +33,8 @@ export class AccountService {
   readonly #world: World;
   readonly #store: Store;
   readonly #tokens: PageTokens;
-  readonly #contacts = new MapCollection<AlternateContact>();
-  readonly #regions = new MapCollection<RegionOverride>();
+  readonly #contacts = new MapCollection<AlternateContact>(AlternateContact);
+  readonly #regions = new MapCollection<RegionOverride>(StoredRegionOverride);
   readonly #catalog: ReadonlyMap<string, OptStatus>;
   readonly #sortedRegionNames: ReadonlyArray<string>;
   readonly #now: () => number;

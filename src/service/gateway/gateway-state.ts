@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import type { Api, Integration, Route } from "../../spec/gateway.js";
+import { z } from "zod";
+import { Api, Integration, Route } from "../../spec/gateway.js";
 import type { Collection, Mutation } from "../store.js";
 
 /** An API with its owner and creation sequence (the keyset of listings). */
@@ -27,6 +28,12 @@ export interface ApiRecord {
   readonly integrations: Map<string, StoredIntegration>;
 }
 
+const Seq = z.number().int().min(1);
+/** What the state file holds for each collection. */
+const StoredApiSchema = z.object({ api: Api, owner: z.string(), seq: Seq });
+const StoredRouteSchema = z.object({ route: Route, seq: Seq });
+const StoredIntegrationSchema = z.object({ integration: Integration, seq: Seq });
+
 const ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
 /**
@@ -39,6 +46,7 @@ export class GatewayState {
   #nextSeq = 1;
 
   readonly apiCollection: Collection = {
+    schema: StoredApiSchema,
     restore: (key, value) => {
       if (value === null) {
         const record = this.apis.get(key);
@@ -58,8 +66,8 @@ export class GatewayState {
     },
   };
 
-  readonly routeCollection: Collection = this.#childCollection("routes", (value: StoredRoute) => value.route.routeId);
-  readonly integrationCollection: Collection = this.#childCollection("integrations", (value: StoredIntegration) => value.integration.integrationId);
+  readonly routeCollection: Collection = this.#childCollection("routes", StoredRouteSchema, (value: StoredRoute) => value.route.routeId);
+  readonly integrationCollection: Collection = this.#childCollection("integrations", StoredIntegrationSchema, (value: StoredIntegration) => value.integration.integrationId);
 
   /** The next creation sequence number (monotonic across restarts). */
   takeSeq(): number {
@@ -84,14 +92,15 @@ export class GatewayState {
     if (seq >= this.#nextSeq) this.#nextSeq = seq + 1;
   }
 
-  #childCollection<V extends { seq: number }>(kind: "routes" | "integrations", idOf: (value: V) => string): Collection {
+  #childCollection<V extends { seq: number }>(kind: "routes" | "integrations", schema: z.ZodType, idOf: (value: V) => string): Collection {
     return {
+      schema,
       restore: (key, value) => {
         const slash = key.indexOf("/");
         const apiId = key.slice(0, slash);
         const childId = key.slice(slash + 1);
         const record = this.apis.get(apiId);
-        if (!record) throw new Error(`state holds ${kind} ${childId} of API ${apiId}, which does not exist`);
+        if (!record) throw new Error(`holds ${kind === "routes" ? "route" : "integration"} ${JSON.stringify(childId)} of API ${JSON.stringify(apiId)}, which does not exist`);
         const map = record[kind] as unknown as Map<string, V>;
         if (value === null) {
           map.delete(childId);
