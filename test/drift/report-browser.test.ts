@@ -108,11 +108,24 @@ async function open(options: { javaScript?: boolean } = {}): Promise<Page> {
   return page;
 }
 
+/** What these tests use of an element in the page (the tests compile without the DOM library). */
+interface PageElement {
+  readonly textContent: string | null;
+  readonly childElementCount: number;
+  checkVisibility(): boolean;
+  querySelector(selector: string): PageElement | null;
+}
+
 /** `outcome address` of every row the reader sees (hidden rows and groups left out). */
 function visibleRows(page: Page): Promise<string[]> {
-  return page.$$eval(".r", (rows) => rows
-    .filter((row) => (row as HTMLElement).checkVisibility())
+  return page.$$eval(".r", (rows) => (rows as unknown as PageElement[])
+    .filter((row) => row.checkVisibility())
     .map((row) => `${row.querySelector(".o")!.textContent} ${row.querySelector("code")!.textContent}`));
+}
+
+/** The page's `data-shown`: how many rows the script shows. */
+function shownCount(page: Page): Promise<string | null> {
+  return page.$eval("body", (body) => body.getAttribute("data-shown"));
 }
 
 describe.skipIf(skipReason !== undefined)("the HTML drift report in headless Chromium", { timeout: E2E_TIMEOUT_MS }, () => {
@@ -154,7 +167,8 @@ describe.skipIf(skipReason !== undefined)("the HTML drift report in headless Chr
     expect((await visibleRows(page)).every((row) => row.split(" ")[1]!.startsWith("Route/"))).toBe(true);
     await page.select("#f-kind", "");
     await page.type("#f-search", "billing");
-    await page.waitForFunction(() => document.body.getAttribute("data-shown") === "1");
+    await page.waitForFunction('document.body.getAttribute("data-shown") === "1"');
+    expect(await shownCount(page)).toBe("1");
     expect(await visibleRows(page)).toEqual(["drifted AlternateContact/222222222222/BILLING"]);
     await page.select("#f-outcome", "in-sync");
     expect(await visibleRows(page)).toEqual([]);
@@ -163,15 +177,15 @@ describe.skipIf(skipReason !== undefined)("the HTML drift report in headless Chr
 
   it("shows values holding <script> and markup as text, and runs none of them", async () => {
     const page = await open();
-    const state = await page.evaluate(() => ({
-      pwned: (window as unknown as { __pwned?: unknown }).__pwned,
-      title: document.title,
-      scripts: document.scripts.length,
-      images: document.images.length,
+    const state = {
+      pwned: await page.evaluate("window.__pwned"),
+      title: await page.title(),
+      scripts: (await page.$$("script")).length,
+      images: (await page.$$("img")).length,
       // each value is one text node in its cell (no element made from it)
-      values: Array.from(document.querySelectorAll("td code")).map((code) => ({ text: code.textContent, elements: code.childElementCount })),
-      sources: Array.from(document.querySelectorAll(".s")).map((source) => source.textContent),
-    }));
+      values: await page.$$eval("td code", (codes) => (codes as unknown as PageElement[]).map((code) => ({ text: code.textContent, elements: code.childElementCount }))),
+      sources: await page.$$eval(".s", (sources) => sources.map((source) => source.textContent)),
+    };
     expect(state.pwned).toBeUndefined();
     expect(state.title).not.toContain("pwned");
     expect(state.scripts).toBe(1); // the page's own
@@ -184,7 +198,7 @@ describe.skipIf(skipReason !== undefined)("the HTML drift report in headless Chr
   it("reads without script: every row shown, the filter form hidden", async () => {
     const page = await open({ javaScript: false });
     expect((await visibleRows(page)).length).toBe(report.resources.length);
-    expect(await page.$eval("#filters", (element) => (element as HTMLElement).checkVisibility())).toBe(false);
+    expect(await page.$eval("#filters", (element) => (element as unknown as PageElement).checkVisibility())).toBe(false);
     await page.close();
   });
 

@@ -23,7 +23,7 @@ import {
   NotFoundException,
   TooManyRequestsException as GatewayTooManyRequests,
 } from "@aws-sdk/client-apigatewayv2";
-import type { MetadataBearer } from "@smithy/types";
+import type { FinalizeRequestMiddleware, HttpRequest, MetadataBearer } from "@smithy/types";
 import { startService, type RunningService } from "../../src/service/index.js";
 import { testWorld } from "../support/worlds.js";
 
@@ -49,17 +49,14 @@ afterAll(async () => {
 });
 
 /** The services authenticate with `Authorization: Bearer`: replace the SigV4 header the SDK signs with. */
-function withBearerToken<T extends AccountClient | ApiGatewayV2Client>(client: T, token: string): T {
-  client.middlewareStack.addRelativeTo(
-    (next) => async (args) => {
-      const request = args.request as { headers: Record<string, string> };
-      request.headers.authorization = `Bearer ${token}`;
-      return next(args);
-    },
-    { relation: "after", toMiddleware: "httpSigningMiddleware", name: "convergeBearerToken" },
-  );
-  return client;
+function bearerToken<Input extends object, Output extends object>(token: string): FinalizeRequestMiddleware<Input, Output> {
+  return (next) => async (args) => {
+    (args.request as HttpRequest).headers.authorization = `Bearer ${token}`;
+    return next(args);
+  };
 }
+
+const AFTER_SIGNING = { relation: "after", toMiddleware: "httpSigningMiddleware", name: "convergeBearerToken" } as const;
 
 const SDK_CONFIG = {
   region: "us-east-1",
@@ -69,11 +66,15 @@ const SDK_CONFIG = {
 };
 
 function accountClient(target: RunningService, token = "admin-token"): AccountClient {
-  return withBearerToken(new AccountClient({ ...SDK_CONFIG, endpoint: target.url }), token);
+  const client = new AccountClient({ ...SDK_CONFIG, endpoint: target.url });
+  client.middlewareStack.addRelativeTo(bearerToken(token), AFTER_SIGNING);
+  return client;
 }
 
 function gatewayClient(target: RunningService, token = "admin-token"): ApiGatewayV2Client {
-  return withBearerToken(new ApiGatewayV2Client({ ...SDK_CONFIG, endpoint: target.url }), token);
+  const client = new ApiGatewayV2Client({ ...SDK_CONFIG, endpoint: target.url });
+  client.middlewareStack.addRelativeTo(bearerToken(token), AFTER_SIGNING);
+  return client;
 }
 
 /** The rejection of `call`, which must reject. */
