@@ -5,6 +5,7 @@ import { AnyDocument } from "../desired/schema.js";
 import type { SourceLocation } from "../desired/desired-state-error.js";
 import { PLAN_FORMAT_VERSION, type LiveState, type Plan } from "./model.js";
 import { needsOf, plan, type PlanResult } from "./plan.js";
+import type { Progress } from "./progress.js";
 import { readLive } from "./read-live.js";
 
 export interface ReconcileOptions {
@@ -12,11 +13,13 @@ export interface ReconcileOptions {
   readonly repairTwins?: boolean;
   readonly parallelism?: number;
   readonly signal?: AbortSignal | undefined;
+  /** Counts the reads (see read-live). */
+  readonly progress?: Progress | undefined;
 }
 
 /** Reads the live state the documents need, then plans against it. */
 export async function readAndPlan(documents: ReadonlyArray<LoadedDocument>, clients: Clients, options: ReconcileOptions = {}): Promise<PlanResult & { live: LiveState }> {
-  const live = await readLive(needsOf(documents), clients, { parallelism: options.parallelism, signal: options.signal });
+  const live = await readLive(needsOf(documents), clients, { parallelism: options.parallelism, signal: options.signal, progress: options.progress });
   return { ...plan(documents, live, { prune: options.prune ?? false, repairTwins: options.repairTwins ?? false }), live };
 }
 

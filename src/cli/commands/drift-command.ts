@@ -7,6 +7,7 @@ import { renderDriftAsHtml } from "../../reconcile/render-drift-html.js";
 import { CliError } from "../cli-error.js";
 import { connect, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
 import { desiredPaths, loadDesiredInput } from "../desired-input.js";
+import { ProgressLine } from "../progress-line.js";
 
 export interface DriftOutputFlags extends OutputFlags {
   /** Files to write the report to as well, in the format their extension names (.xml JUnit, .json, .md, .html). */
@@ -31,11 +32,15 @@ export async function driftCommand(flags: DriftFlags, env: NodeJS.ProcessEnv = p
   const select = shard && ((key: string) => key.startsWith("api:name:") || shardBucketOf(key, shard.count) === shard.index - 1);
   const desired = await loadDesiredInput(desiredPaths(flags), [], select ? { select } : {});
   const clients = connect(flags, env);
+  const line = new ProgressLine(process.stderr, env);
   try {
-    const report = await detectDrift(desired, clients, { shard, parallelism: flags.parallelism });
+    line.phase("reading");
+    const report = await detectDrift(desired, clients, { shard, parallelism: flags.parallelism, progress: line.progress });
+    line.close();
     await publish(report, flags, reportFiles, env);
     return driftExitCode(report);
   } finally {
+    line.close();
     await clients.close();
   }
 }
