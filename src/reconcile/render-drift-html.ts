@@ -169,7 +169,7 @@ export function renderDriftAsHtml(report: DriftReport): string {
     "</header>\n<ul class=\"summary\" aria-label=\"outcomes\">\n",
   ];
   for (const outcome of PAGE_ORDER) {
-    out.push(`<li class="o-${outcome}"><a href="#g-${outcome}" data-outcome="${outcome}"><b data-count="${outcome}">${report.summary[outcome]}</b>${outcome}</a></li>\n`);
+    out.push(`<li class="o-${outcome}"><a href="#g-${outcome}" data-outcome="${outcome}"><b data-count="${outcome}">${report.summary[outcome]}</b> ${outcome}</a></li>\n`);
   }
   out.push(
     "</ul>\n<form id=\"filters\" role=\"search\" hidden>\n",
