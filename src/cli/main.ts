@@ -110,7 +110,7 @@ withOutputOptions(withConnectionOptions(program
   .option("-f, --file <path>", "desired-state file or directory (repeatable)", repeatable, [])
   .option("--from-synth <dir>", "read the desired state a cdktf synth wrote (cdktf.out, or one stack's directory)")
   .option("--shard <k/n>", "check only shard K of N (1-based, e.g. 1/4), or auto/N with K from JOB_COMPLETION_INDEX (0-based)")
-  .option("--report <file>", "also write the report to FILE: .xml JUnit, .json JSON, .md markdown (repeatable)", repeatable, [])
+  .option("--report <file>", "also write the report to FILE: .xml JUnit, .json JSON, .md markdown, .html a page (repeatable)", repeatable, [])
   .option("--parallelism <n>", "reads in flight at once", integerIn(1, 256, "a number"), 16)))
   .action(async (options: DriftFlags) => {
     const { driftCommand } = await import("./commands/drift-command.js");
@@ -122,7 +122,7 @@ withOutputOptions(program
   .command("drift-merge")
   .description("merge the JSON reports of drift --shard K/N runs into one report; exit code of the merged result")
   .argument("<reports...>", "JSON reports of every shard (drift --report FILE.json, or --output json)")
-  .option("--report <file>", "also write the merged report to FILE: .xml JUnit, .json JSON, .md markdown (repeatable)", repeatable, []))
+  .option("--report <file>", "also write the merged report to FILE: .xml JUnit, .json JSON, .md markdown, .html a page (repeatable)", repeatable, []))
   .action(async (files: string[], options: DriftMergeFlags) => {
     const { driftMergeCommand } = await import("./commands/drift-command.js");
     process.exitCode = await driftMergeCommand(files, options);

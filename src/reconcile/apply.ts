@@ -4,12 +4,16 @@ import { engineForOp } from "./kinds/registry.js";
 import type { ApplyContext } from "./kinds/kind-engine.js";
 import type { Plan, PlannedAction } from "./model.js";
 import { settleCreatedTwins } from "./created-twins.js";
+import type { Progress } from "./progress.js";
 
 export interface ApplyOptions {
   /** Actions in flight at once within a phase. @default 10 */
   readonly parallelism?: number;
   readonly signal?: AbortSignal | undefined;
-  readonly progress?: (message: string) => void;
+  /** Notices for people: what apply had to do besides the plan (adopting a twin, waiting for a Region). */
+  readonly notice?: (message: string) => void;
+  /** Counts the writes: every create, update and delete, done or failed. */
+  readonly progress?: Progress | undefined;
   readonly regionSettleTimeoutMs?: number;
   readonly regionPollIntervalMs?: number;
   /**
@@ -45,7 +49,7 @@ export async function applyPlan(plan: Plan, clients: Clients, options: ApplyOpti
     clients,
     integrationIds: new Map(),
     signal: options.signal,
-    progress: options.progress ?? (() => undefined),
+    notice: options.notice ?? (() => undefined),
     regionSettleTimeoutMs: options.regionSettleTimeoutMs ?? 300_000,
     regionPollIntervalMs: options.regionPollIntervalMs ?? 250,
     createAttempts: options.createAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts,
@@ -59,18 +63,22 @@ export async function applyPlan(plan: Plan, clients: Clients, options: ApplyOpti
   }
   const limit = pLimit(options.parallelism ?? 10);
   const outcomes: ActionOutcome[] = [];
+  const progress = options.progress;
+  progress?.expectWrites(plan.actions.filter(isExecutable).length);
   const phases = [...new Set(plan.actions.map((action) => action.phase))].sort((a, b) => a - b);
   for (const phase of phases) {
-    const runnable = plan.actions.filter((action) => action.phase === phase && EXECUTABLE.has(action.type) && action.request);
+    const runnable = plan.actions.filter((action) => action.phase === phase && isExecutable(action));
     await Promise.all(runnable.map((action) => limit(async () => {
       const engine = engineForOp(action.request!.op);
       try {
         if (!engine) throw new Error(`no kind executes ${action.request!.op}`);
-        context.progress(`${verb(action)} ${action.address}`);
+        progress?.writeStarted(`${verb(action)} ${action.address}`);
         await engine.execute(action.request!, context);
         outcomes.push({ address: action.address, type: action.type, status: "done" });
       } catch (error) {
         outcomes.push({ address: action.address, type: action.type, status: "failed", error: error instanceof Error ? error.message : String(error) });
+      } finally {
+        progress?.writeDone();
       }
     })));
     // before anything targets what this phase created: adopt a twin another run created first (created-twins.ts)
@@ -81,6 +89,10 @@ export async function applyPlan(plan: Plan, clients: Clients, options: ApplyOpti
   }
   const failed = outcomes.filter((outcome) => outcome.status === "failed").length;
   return { outcomes, done: outcomes.length - failed, failed };
+}
+
+function isExecutable(action: PlannedAction): boolean {
+  return EXECUTABLE.has(action.type) && action.request !== undefined;
 }
 
 function verb(action: PlannedAction): string {

@@ -50,7 +50,7 @@ export async function settleCreatedTwins(context: ApplyContext, limit: <T>(task:
       const first = listing.find((live) => !live.apiGatewayManaged && !heldByOthers(live.integrationId) && matchesNaturalKey(exactKey, live));
       if (!first || first.integrationId === entry.integration.integrationId) continue;
       context.integrationIds.set(key, first.integrationId);
-      context.progress(`integration ${first.integrationId} with the same natural key was created first (another run?): ${entry.name} keeps it${entry.ours ? `, deleting ${entry.integration.integrationId}` : ""}`);
+      context.notice(`integration ${first.integrationId} with the same natural key was created first (another run?): ${entry.name} keeps it${entry.ours ? `, deleting ${entry.integration.integrationId}` : ""}`);
       if (!entry.ours) continue;
       try {
         await context.clients.gateway.deleteIntegration(apiId, entry.integration.integrationId, { signal: context.signal });

@@ -10,7 +10,8 @@ import { driftReport, type DriftField, type DriftReport, type DriftResource, typ
 import { needsOfDocument } from "./kinds/registry.js";
 import type { LiveApi, LiveNeed, LiveState, PlannedAction } from "./model.js";
 import { needsOf, plan } from "./plan.js";
-import { readLive } from "./read-live.js";
+import type { Progress } from "./progress.js";
+import { counted, readLive, readsOfNeed } from "./read-live.js";
 
 /**
  * Drift detection (DESIGN.md §3 "Drift report"): reads what the documents need, never writes, and
@@ -28,6 +29,8 @@ export interface DriftOptions {
   readonly signal?: AbortSignal | undefined;
   /** The clock of `generatedAt` (tests). */
   readonly now?: () => Date;
+  /** Counts the reads (see read-live). */
+  readonly progress?: Progress | undefined;
 }
 
 /**
@@ -42,10 +45,10 @@ export async function detectDrift(desired: Pick<DesiredState, "documents" | "fin
   let directory: ApiDirectory | undefined;
   if (options.shard) {
     // shards are keyed by API ID: documents that name their API need the listing to find their shard
-    if (needsOf(documents).some((need) => need.type === "api" && typeof need.ref !== "string")) directory = await listApis(clients, options.signal);
+    if (needsOf(documents).some((need) => need.type === "api" && typeof need.ref !== "string")) directory = await listApis(clients, options.signal, options.progress);
     selected = documentsOfShard(documents, options.shard, directory);
   }
-  const { live, failures } = await readLiveTolerant(needsOf(selected), clients, { parallelism: options.parallelism, signal: options.signal, directory });
+  const { live, failures } = await readLiveTolerant(needsOf(selected), clients, { parallelism: options.parallelism, signal: options.signal, directory, progress: options.progress });
   return driftReport({ generatedAt, shard: options.shard, desiredFingerprint: desired.fingerprint, resources: classifyDrift(selected, live, failures) });
 }
 
@@ -58,13 +61,16 @@ export interface ApiDirectory {
   readonly protocols: ReadonlyMap<string, ProtocolType>;
 }
 
-export async function listApis(clients: Clients, signal?: AbortSignal): Promise<ApiDirectory> {
+export async function listApis(clients: Clients, signal?: AbortSignal, progress?: Progress): Promise<ApiDirectory> {
   const idsByName = new Map<string, string[]>();
   const protocols = new Map<string, ProtocolType>();
-  for await (const api of clients.gateway.apis({ signal })) {
-    idsByName.set(api.name, [...(idsByName.get(api.name) ?? []), api.apiId]);
-    protocols.set(api.apiId, api.protocolType);
-  }
+  progress?.expectReads(1);
+  await counted(progress, 1, async () => {
+    for await (const api of clients.gateway.apis({ signal })) {
+      idsByName.set(api.name, [...(idsByName.get(api.name) ?? []), api.apiId]);
+      protocols.set(api.apiId, api.protocolType);
+    }
+  });
   return { idsByName, protocols };
 }
 
@@ -118,7 +124,11 @@ function describeNeed(need: LiveNeed): string {
  * Only converge's own errors (API, transport, contract) are tolerated; when every read failed,
  * nothing could be compared and the first error is thrown.
  */
-export async function readLiveTolerant(needs: ReadonlyArray<LiveNeed>, clients: Clients, options: { parallelism?: number | undefined; signal?: AbortSignal | undefined; directory?: ApiDirectory | undefined } = {}): Promise<TolerantLive> {
+export async function readLiveTolerant(
+  needs: ReadonlyArray<LiveNeed>,
+  clients: Clients,
+  options: { parallelism?: number | undefined; signal?: AbortSignal | undefined; directory?: ApiDirectory | undefined; progress?: Progress | undefined } = {},
+): Promise<TolerantLive> {
   const failures = new Map<string, string>();
   let attempted = 0;
   let failed = 0;
@@ -136,7 +146,7 @@ export async function readLiveTolerant(needs: ReadonlyArray<LiveNeed>, clients: 
   if (!directory && namedNeeds.length > 0) {
     attempted += 1;
     try {
-      directory = await listApis(clients, options.signal);
+      directory = await listApis(clients, options.signal, options.progress);
     } catch (error) {
       tolerate(error, namedNeeds.map((need) => [readKeyText(need), `the list of APIs, to find ${describeNeed(need)}`] as const));
     }
@@ -161,15 +171,16 @@ export async function readLiveTolerant(needs: ReadonlyArray<LiveNeed>, clients: 
   const limit = pLimit(options.parallelism ?? 16);
   const parts: LiveState[] = [];
   const byType = (type: LiveNeed["type"]) => [...reads.values()].filter((read) => read.need.type === type);
+  options.progress?.expectReads([...reads.values()].reduce((sum, read) => sum + readsOfNeed(read.need), 0));
   // interleaved by operation, as readLive does: the service throttles each operation on its own
-  await Promise.all(interleave([byType("api"), byType("contact"), byType("regions")]).map((read) => limit(async () => {
+  await Promise.all(interleave([byType("api"), byType("contact"), byType("regions")]).map((read) => limit(() => counted(options.progress, readsOfNeed(read.need), async () => {
     attempted += 1;
     try {
       parts.push(await readLive([read.need], clients, { parallelism: 1, signal: options.signal }));
     } catch (error) {
       tolerate(error, read.keys.map((key) => [key, describeNeed(read.need)] as const));
     }
-  })));
+  }))));
   if (attempted > 0 && failed === attempted) throw firstError;
 
   const apis: Record<string, LiveApi> = {};

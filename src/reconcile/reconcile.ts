@@ -5,6 +5,7 @@ import { AnyDocument } from "../desired/schema.js";
 import type { SourceLocation } from "../desired/desired-state-error.js";
 import { PLAN_FORMAT_VERSION, type LiveState, type Plan } from "./model.js";
 import { needsOf, plan, type PlanResult } from "./plan.js";
+import type { Progress } from "./progress.js";
 import { readLive } from "./read-live.js";
 
 export interface ReconcileOptions {
@@ -14,12 +15,14 @@ export interface ReconcileOptions {
   readonly signal?: AbortSignal | undefined;
   /** Documents no longer declared, to delete (PlanOptions.removed). */
   readonly removed?: ReadonlyArray<LoadedDocument>;
+  /** Counts the reads (see read-live). */
+  readonly progress?: Progress | undefined;
 }
 
 /** Reads the live state the documents need, then plans against it. */
 export async function readAndPlan(documents: ReadonlyArray<LoadedDocument>, clients: Clients, options: ReconcileOptions = {}): Promise<PlanResult & { live: LiveState }> {
   const removed = options.removed ?? [];
-  const live = await readLive(needsOf(removed.length > 0 ? [...documents, ...removed] : documents), clients, { parallelism: options.parallelism, signal: options.signal });
+  const live = await readLive(needsOf(removed.length > 0 ? [...documents, ...removed] : documents), clients, { parallelism: options.parallelism, signal: options.signal, progress: options.progress });
   return { ...plan(documents, live, { prune: options.prune ?? false, repairTwins: options.repairTwins ?? false, removed }), live };
 }
 

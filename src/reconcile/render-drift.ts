@@ -5,8 +5,8 @@ import { DRIFT_FOUND, DRIFT_OUTCOMES, type DriftOutcome, type DriftReport, type 
 
 const SYMBOL: Readonly<Record<DriftOutcome, string>> = { "in-sync": " ", drifted: "~", missing: "+", unmanaged: "-", refused: "!", unknown: "?" };
 const COLOR: Readonly<Record<DriftOutcome, string>> = { "in-sync": "2", drifted: "33", missing: "32", unmanaged: "31", refused: "35", unknown: "36" };
-/** Order of the listing: what needs attention first. */
-const LISTED: ReadonlyArray<DriftOutcome> = ["unknown", "drifted", "missing", "unmanaged", "refused"];
+/** Order of the listing: what needs attention first (in-sync resources are not listed). */
+export const LISTED_OUTCOMES: ReadonlyArray<DriftOutcome> = ["unknown", "drifted", "missing", "unmanaged", "refused"];
 /** At most this many table rows in markdown (a GitHub step summary holds at most 1 MiB). */
 export const MARKDOWN_ROW_LIMIT = 500;
 
@@ -14,7 +14,8 @@ function paint(text: string, code: string, color: boolean): string {
   return color ? `\u001b[${code}m${text}\u001b[0m` : text;
 }
 
-function title(report: DriftReport): string {
+/** `converge drift`, or `converge drift (shard 1/4)` for a shard's report. */
+export function driftTitle(report: DriftReport): string {
   return report.shard ? `converge drift (shard ${report.shard.index}/${report.shard.count})` : "converge drift";
 }
 
@@ -24,7 +25,8 @@ export function driftSummaryLine(report: DriftReport): string {
   return `${s.drifted} drifted, ${s.missing} missing, ${s.unmanaged} unmanaged, ${s.refused} refused, ${s.unknown} unknown, ${s["in-sync"]} in sync (${report.resources.length} resources)`;
 }
 
-function headline(report: DriftReport): string {
+/** One sentence: no drift, drift found, or some resources could not be compared. */
+export function driftHeadline(report: DriftReport): string {
   if (report.summary.unknown > 0) return "Some resources could not be compared; the others:";
   return DRIFT_OUTCOMES.some((outcome) => DRIFT_FOUND.has(outcome) && report.summary[outcome] > 0) ? "Drift found." : "No drift. Live state matches the desired state.";
 }
@@ -34,12 +36,12 @@ function describeField(path: string, desired: unknown, live: unknown): string {
 }
 
 function listed(report: DriftReport): DriftResource[] {
-  return LISTED.flatMap((outcome) => report.resources.filter((resource) => resource.outcome === outcome));
+  return LISTED_OUTCOMES.flatMap((outcome) => report.resources.filter((resource) => resource.outcome === outcome));
 }
 
 /** The report as people read it: a headline, every resource that is not in sync, a summary line. */
 export function renderDriftAsText(report: DriftReport, options: { readonly color: boolean }): string {
-  const lines = [`${title(report)}: ${headline(report)}`];
+  const lines = [`${driftTitle(report)}: ${driftHeadline(report)}`];
   const shown = listed(report);
   if (shown.length > 0) lines.push("");
   for (const resource of shown) {
@@ -59,7 +61,7 @@ export function renderDriftAsText(report: DriftReport, options: { readonly color
 export function renderDriftAsMarkdown(report: DriftReport): string {
   const s = report.summary;
   const lines = [
-    `### ${title(report)}`,
+    `### ${driftTitle(report)}`,
     "",
     `**${s.drifted}** drifted · **${s.missing}** missing · **${s.unmanaged}** unmanaged · **${s.unknown}** unknown · ${s.refused} refused · ${s["in-sync"]} in sync`,
     "",
@@ -96,7 +98,7 @@ export function renderDriftAsJUnit(report: DriftReport): string {
   const s = report.summary;
   const failures = s.drifted + s.missing + s.unmanaged;
   const counts = `tests="${report.resources.length}" failures="${failures}" errors="${s.unknown}" skipped="${s.refused}"`;
-  const name = xmlAttribute(title(report));
+  const name = xmlAttribute(driftTitle(report));
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="${name}" ${counts} time="0">`,

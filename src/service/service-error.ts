@@ -32,7 +32,11 @@ export interface ErrorDialect {
   throttled(message: string, retryAfterMs: number): ServiceError;
   internal(message: string): ServiceError;
   invalid(message: string, fields: ReadonlyArray<FieldIssue>): ServiceError;
-  /** Renders the JSON body of an error in this service's shape. */
+  /**
+   * Renders the JSON body of an error in this service's shape, with `__type` naming the error as
+   * the public API models of these services do, so that SDKs following the JSON error conventions
+   * (which look for `x-amzn-ErrorType`, a body `code` or a body `__type`) can name it.
+   */
   body(error: ServiceError): Record<string, unknown>;
 }
 
@@ -51,8 +55,8 @@ export const accountDialect: ErrorDialect = {
   internal: (message) => new ServiceError(500, "InternalServerException", message),
   invalid: (message, fields) => accountErrors.validation(message, fields),
   body(error) {
-    if (error.errorType === "ValidationException") return { message: error.message, ...error.fields };
-    return { message: error.message, errorType: error.errorType, ...error.fields };
+    if (error.errorType === "ValidationException") return { __type: error.errorType, message: error.message, ...error.fields };
+    return { __type: error.errorType, message: error.message, errorType: error.errorType, ...error.fields };
   },
 };
 
@@ -64,13 +68,20 @@ export const accountErrors = {
   conflict: (message: string) => new ServiceError(409, "ConflictException", message),
 };
 
+/**
+ * Where the public API model names a gateway error differently from the spec's error table: the
+ * spec's 429 `LimitExceededException` (with `limitType`) is the model's `TooManyRequestsException`
+ * (with `limitType`), so `__type` carries the model's name and the header keeps the spec's.
+ */
+const GATEWAY_MODEL_NAMES: Readonly<Record<string, string>> = { LimitExceededException: "TooManyRequestsException" };
+
 export const gatewayDialect: ErrorDialect = {
   accessDenied: (message) => new ServiceError(403, "AccessDeniedException", message),
   throttled: (message, retryAfterMs) =>
     new ServiceError(429, "LimitExceededException", message, { limitType: "RequestRate" }, retryHeaders(retryAfterMs)),
   internal: (message) => new ServiceError(500, "InternalServerException", message),
   invalid: (message) => gatewayErrors.badRequest(message),
-  body: (error) => ({ message: error.message, ...error.fields }),
+  body: (error) => ({ __type: GATEWAY_MODEL_NAMES[error.errorType] ?? error.errorType, message: error.message, ...error.fields }),
 };
 
 export type GatewayResourceType = "Api" | "Route" | "Integration";

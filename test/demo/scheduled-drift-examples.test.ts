@@ -115,6 +115,11 @@ describe("examples/scheduled-drift/drift.yml (GitHub Actions)", () => {
     expect(report.if).toBe("always()");
     expect(report.steps.find((step) => step.uses?.startsWith("actions/download-artifact@"))?.with).toMatchObject({ pattern: "drift-shard-*", "merge-multiple": true });
     expect(stepRunning(report, "drift-merge").run).toContain("converge drift-merge drift-*.json");
+    expect(stepRunning(report, "drift-merge").run).toContain("--report drift.html");
+    // the page people open is published with the merged reports
+    const upload = report.steps.find((step) => step.uses?.startsWith("actions/upload-artifact@"));
+    expect(upload?.if).toBe("always()");
+    expect(String(upload?.with?.path).split("\n").map((line) => line.trim()).filter(Boolean).sort()).toEqual(["drift.html", "drift.json", "junit.xml"]);
     expect(report.steps.findIndex((step) => step.uses?.startsWith("actions/download-artifact@"))).toBeLessThan(report.steps.findIndex((step) => step.run?.includes("drift-merge")));
   });
 
@@ -143,6 +148,11 @@ describe("examples/scheduled-drift/drift.yml (GitHub Actions)", () => {
     expect(merged.summary).toMatchObject({ drifted: 1, missing: 0, unknown: 0 });
     expect(merged.resources.filter((resource) => resource.outcome !== "in-sync").map((resource) => resource.address)).toEqual(["AlternateContact/222222222222/SECURITY"]);
     expect(await readFile(env.GITHUB_STEP_SUMMARY, "utf8")).toContain("AlternateContact/222222222222/SECURITY");
+    // the HTML page of the merged report: its counts are the merged report's, the drifted contact is listed
+    const page = await readFile(join(workspace, "drift.html"), "utf8");
+    expect(page).toMatch(/^<!doctype html>/);
+    expect(Object.fromEntries([...page.matchAll(/<b data-count="([a-z-]+)">(\d+)<\/b>/g)].map((match) => [match[1], Number(match[2])]))).toEqual(merged.summary);
+    expect(page).toContain("<code>AlternateContact/222222222222/SECURITY</code>");
   });
 });
 
@@ -178,6 +188,20 @@ describe("examples/scheduled-drift/cronjob.yaml (Kubernetes)", () => {
     expect(file.startsWith(`${mount.mountPath}/`) || file === mount.mountPath).toBe(true);
   });
 
+  it("writes each shard's HTML and JSON report to a ReadWriteMany volume the pods may write", async () => {
+    const pod = (await cronJob()).spec.jobTemplate.spec.template.spec;
+    const container = pod.containers[0];
+    const reports = container.volumeMounts.find((candidate: { name: string }) => candidate.name === "reports");
+    expect(reports.readOnly).toBeUndefined();
+    const files = container.args.filter((_: string, i: number) => container.args[i - 1] === "--report");
+    expect(files).toEqual([`${reports.mountPath}/drift-index-$(JOB_COMPLETION_INDEX).html`, `${reports.mountPath}/drift-index-$(JOB_COMPLETION_INDEX).json`]);
+    expect(pod.securityContext.fsGroup).toBe(pod.securityContext.runAsUser);
+    const volume = pod.volumes.find((candidate: { name: string }) => candidate.name === "reports");
+    const claim = await readYaml<any>("reports-volume.yaml");
+    expect(claim).toMatchObject({ apiVersion: "v1", kind: "PersistentVolumeClaim", spec: { accessModes: ["ReadWriteMany"] } });
+    expect(volume.persistentVolumeClaim.claimName).toBe(claim.metadata.name);
+  });
+
   it("runs as written: the pods' arguments on a ConfigMap-shaped directory check every resource once across the 4 indexes", { timeout: E2E_TIMEOUT_MS }, async () => {
     const service = await driftedEstate();
     const container = (await cronJob()).spec.jobTemplate.spec.template.spec.containers[0];
@@ -190,11 +214,15 @@ describe("examples/scheduled-drift/cronjob.yaml (Kubernetes)", () => {
     for (const name of names) await cp(join(EXAMPLES_DIR, name), join(volume, stamped, name));
     await symlink(stamped, join(volume, "..data"));
     for (const name of names) await symlink(join("..data", name), join(volume, name));
-    const args = (container.args as string[]).map((arg) => arg.replace(mountPath, volume));
+    const reportsMount = container.volumeMounts.find((candidate: { name: string }) => candidate.name === "reports").mountPath as string;
+    const reportsDir = await dirs.make("reports-volume");
+    // the volumes' paths here, and $(JOB_COMPLETION_INDEX) expanded as the kubelet does from the pod's variable
+    const argsOf = (index: number) => (container.args as string[])
+      .map((arg) => arg.replace(mountPath, volume).replace(reportsMount, reportsDir).replaceAll("$(JOB_COMPLETION_INDEX)", String(index)));
     const env = Object.fromEntries((container.env as Array<{ name: string; value?: string }>).filter((entry) => entry.value !== undefined).map((entry) => [entry.name, entry.value!]));
 
     const shards = await Promise.all([0, 1, 2, 3].map((index) =>
-      run(process.execPath, [builtCliPath(), ...args], volume, { ...env, CONVERGE_ENDPOINT: service.url, CONVERGE_TOKEN: ADMIN_TOKEN, JOB_COMPLETION_INDEX: String(index) })));
+      run(process.execPath, [builtCliPath(), ...argsOf(index)], volume, { ...env, CONVERGE_ENDPOINT: service.url, CONVERGE_TOKEN: ADMIN_TOKEN, JOB_COMPLETION_INDEX: String(index) })));
     // the index holding the changed contact exits 2 (its index fails at once, by the podFailurePolicy); the others 0
     expect(shards.map((shard) => shard.code).sort(), shards.map((shard) => shard.stderr).join("\n")).toEqual([0, 0, 0, 2]);
     const reports = shards.map((shard) => JSON.parse(shard.stdout) as { shard: { index: number; count: number }; resources: Array<{ address: string; outcome: string }> });
@@ -203,13 +231,26 @@ describe("examples/scheduled-drift/cronjob.yaml (Kubernetes)", () => {
     expect(new Set(addresses).size).toBe(addresses.length); // no resource in two shards: the files were read once
     expect(addresses).toHaveLength(23);
     expect(reports.flatMap((report) => report.resources).filter((resource) => resource.outcome !== "in-sync").map((resource) => resource.address)).toEqual(["AlternateContact/222222222222/SECURITY"]);
+
+    // each pod's reports on the volume: its JSON report (also on stdout) and its page
+    expect((await readdir(reportsDir)).sort()).toEqual([0, 1, 2, 3].flatMap((index) => [`drift-index-${index}.html`, `drift-index-${index}.json`]));
+    for (const [index, shard] of shards.entries()) {
+      expect(JSON.parse(await readFile(join(reportsDir, `drift-index-${index}.json`), "utf8"))).toEqual(JSON.parse(shard.stdout));
+      expect(await readFile(join(reportsDir, `drift-index-${index}.html`), "utf8")).toContain(`<h1>converge drift (shard ${index + 1}/4)</h1>`);
+    }
+    // the README's merge of the volume's JSON reports into one page
+    const merged = await run("bash", ["-e", "-c", `node ${JSON.stringify(builtCliPath())} drift-merge drift-index-*.json --report drift.html`], reportsDir, { NO_COLOR: "1" });
+    expect(merged.code, merged.stderr).toBe(2);
+    const page = await readFile(join(reportsDir, "drift.html"), "utf8");
+    expect(page).toContain("<h1>converge drift</h1>");
+    expect(page).toContain("<code>AlternateContact/222222222222/SECURITY</code>");
   });
 });
 
 describe("examples/scheduled-drift/README.md", () => {
   it("explains both jobs and every exit code", async () => {
     const text = await readFile(join(SCHEDULED_DRIFT_DIR, "README.md"), "utf8");
-    for (const needle of ["drift.yml", "cronjob.yaml", "JOB_COMPLETION_INDEX", "CONVERGE_TOKEN", "drift-merge"]) expect(text).toContain(needle);
+    for (const needle of ["drift.yml", "cronjob.yaml", "reports-volume.yaml", "JOB_COMPLETION_INDEX", "CONVERGE_TOKEN", "drift-merge", "drift.html", "converge drift-merge drift-index-*.json --report drift.html"]) expect(text).toContain(needle);
     const exitCodes = text.split("\n").filter((line) => /^\| [0-3] \|/.test(line)).map((line) => line.slice(2, 3));
     expect(exitCodes.sort()).toEqual(["0", "1", "2", "3"]);
   });

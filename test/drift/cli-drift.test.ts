@@ -353,7 +353,7 @@ describe("converge drift exit codes", { timeout: E2E_TIMEOUT_MS }, () => {
     expect(auto.stderr).toContain("needs JOB_COMPLETION_INDEX from 0 to 3");
     const report = await drift(["-f", ".", "--report", join(out, "drift.txt")]);
     expectExit(report, 1);
-    expect(report.stderr).toContain("expected a file ending in .xml (JUnit), .json (the JSON report) or .md (markdown)");
+    expect(report.stderr).toContain("expected a file ending in .xml (JUnit), .json (the JSON report), .md (markdown) or .html (a page for people)");
   });
 });
 

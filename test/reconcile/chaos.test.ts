@@ -50,7 +50,7 @@ describe("apply under injected faults", () => {
       const report = await applyPlan(planned.plan, clients, {
         regionPollIntervalMs: 5,
         createAttempts: 10,
-        progress: (message) => void (message.startsWith("adopted ") && adopted.push(`seed ${seed}: ${message}`)),
+        notice: (message) => void (message.startsWith("adopted ") && adopted.push(`seed ${seed}: ${message}`)),
       });
       const failures = report.outcomes.filter((outcome) => outcome.status === "failed").map((outcome) => `${outcome.address}: ${outcome.error}`);
       expect(failures, `seed ${seed}: failed actions`).toEqual([]);

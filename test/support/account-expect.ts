@@ -23,12 +23,12 @@ export function expectEmptySuccess(result: CallResult): void {
 
 /**
  * Asserts an account-service error other than ValidationException: the status, `x-svc-ErrorType`,
- * a JSON body whose `errorType` equals the header, and a non-empty `message`.
+ * a JSON body whose `errorType` and `__type` equal the header, and a non-empty `message`.
  */
 export function expectAccountError(result: CallResult, status: number, errorType: string): void {
   expect({ status: result.status, errorType: result.errorType }).toEqual({ status, errorType });
   expect(result.headers["content-type"]).toBe("application/json");
-  expect(result.json).toMatchObject({ errorType, message: expect.any(String) });
+  expect(result.json).toMatchObject({ __type: errorType, errorType, message: expect.any(String) });
   expect((result.json.message as string).length).toBeGreaterThan(0);
 }
 
@@ -39,7 +39,7 @@ export function expectAccountError(result: CallResult, status: number, errorType
 export function expectValidation(result: CallResult, fieldNames: ReadonlyArray<string>, reason = "fieldValidationFailed"): void {
   expect({ status: result.status, errorType: result.errorType }).toEqual({ status: 400, errorType: "ValidationException" });
   expect(result.headers["content-type"]).toBe("application/json");
-  expect(result.json).toMatchObject({ message: expect.any(String), reason, fieldList: expect.any(Array) });
+  expect(result.json).toMatchObject({ __type: "ValidationException", message: expect.any(String), reason, fieldList: expect.any(Array) });
   expect((result.json.message as string).length).toBeGreaterThan(0);
   const fieldList = result.json.fieldList as Array<{ name: unknown; message: unknown }>;
   for (const field of fieldList) expect(field).toEqual({ name: expect.any(String), message: expect.stringMatching(/\S/) });

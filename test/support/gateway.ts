@@ -42,13 +42,15 @@ export async function createRoute(service: RunningService, apiId: string, body: 
 }
 
 /**
- * Asserts a gateway error: status, `x-svc-ErrorType`, a JSON body with a non-empty string `message`,
- * and the given extra body fields (e.g. `{resourceType: "Route"}`).
+ * Asserts a gateway error: status, `x-svc-ErrorType`, a JSON body with `__type` (the header's name,
+ * or the public model's where it differs: 429 is `TooManyRequestsException`), a non-empty string
+ * `message`, and the given extra body fields (e.g. `{resourceType: "Route"}`).
  */
 export function expectGatewayError(result: CallResult, status: number, errorType: string, fields: Record<string, unknown> = {}): void {
   expect({ status: result.status, errorType: result.errorType }, result.text).toEqual({ status, errorType });
   expect(result.headers["content-type"]).toBe("application/json");
-  expect(result.json).toMatchObject({ message: expect.any(String), ...fields });
+  const modelName = errorType === "LimitExceededException" ? "TooManyRequestsException" : errorType;
+  expect(result.json).toMatchObject({ __type: modelName, message: expect.any(String), ...fields });
   expect((result.json.message as string).length).toBeGreaterThan(0);
 }
 

@@ -13,6 +13,7 @@ import { loadDocuments } from "../desired-input.js";
 import { documentsFromEnvironment } from "../document-env.js";
 import { withLock, type LockOptions } from "../lock.js";
 import { loadSynthStack, readPreviousInventory, removedDocuments } from "../synth-stack.js";
+import { ProgressLine } from "../progress-line.js";
 import { renderPlan } from "./plan-command.js";
 import type { Clients } from "../../clients/index.js";
 
@@ -64,15 +65,18 @@ export async function applyCommand(planFile: string | undefined, flags: ApplyFla
   const documents = planFile === undefined ? await loadDocuments(flags.file, flags.target) : undefined;
   return withLock(flags.lock, lockOptions(flags), async (signal) => {
     const clients = connect(flags);
+    const line = new ProgressLine();
     try {
       if (planFile !== undefined) {
-        const saved = await replanPlanFile(planFile, clients, flags, signal);
-        return await applyPlanned(saved.plan, saved.documents, clients, flags, signal);
+        const saved = await replanPlanFile(planFile, clients, flags, signal, line);
+        return await applyPlanned(saved.plan, saved.documents, clients, flags, signal, line);
       }
-      const result = await readAndPlan(documents!, clients, { prune: flags.prune, repairTwins: flags.repairTwins, parallelism: flags.parallelism, signal });
+      line.phase("reading");
+      const result = await readAndPlan(documents!, clients, { prune: flags.prune, repairTwins: flags.repairTwins, parallelism: flags.parallelism, signal, progress: line.progress });
       if (result.problems.length > 0) throw new DesiredStateError(result.problems);
-      return await applyPlanned(result.plan, documents!, clients, flags, signal);
+      return await applyPlanned(result.plan, documents!, clients, flags, signal, line);
     } finally {
+      line.close();
       await clients.close();
     }
   });
@@ -85,12 +89,13 @@ export async function applyCommand(planFile: string | undefined, flags: ApplyFla
  * (nothing applied) when live state changed since the plan was made, when its documents no longer
  * plan cleanly, and when the file's actions, options or summary are not what its documents plan.
  */
-async function replanPlanFile(planFile: string, clients: Clients, flags: ApplyFlags, signal: AbortSignal | undefined): Promise<{ plan: Plan; documents: LoadedDocument[] }> {
+async function replanPlanFile(planFile: string, clients: Clients, flags: ApplyFlags, signal: AbortSignal | undefined, line: ProgressLine): Promise<{ plan: Plan; documents: LoadedDocument[] }> {
   if (flags.prune || flags.repairTwins || flags.target.length > 0) {
     throw new CliError(`--prune, --repair-twins and --target shape a plan: ${planFile} was made with its own (its "prune" and "repairTwins" say which); run converge plan again to change them`);
   }
   const saved = fromPlanFile(JSON.parse(await readFile(planFile, "utf8")) as unknown, planFile);
-  const current = await readAndPlan(saved.documents, clients, { prune: saved.plan.prune, repairTwins: saved.plan.repairTwins, parallelism: flags.parallelism, signal });
+  line.phase("reading");
+  const current = await readAndPlan(saved.documents, clients, { prune: saved.plan.prune, repairTwins: saved.plan.repairTwins, parallelism: flags.parallelism, signal, progress: line.progress });
   const difference = planFileDifference(saved.plan, current.plan);
   if (difference?.kind === "stale") {
     throw new CliError(`live state changed since ${planFile} was made: nothing was applied; run converge plan again and review the new plan`);
@@ -109,25 +114,40 @@ async function replanPlanFile(planFile: string, clients: Clients, flags: ApplyFl
 export async function applyDocuments(documents: ReadonlyArray<LoadedDocument>, flags: Omit<ApplyFlags, "file" | "target">, removed: ReadonlyArray<LoadedDocument> = []): Promise<number> {
   return withLock(flags.lock, lockOptions(flags), async (signal) => {
     const clients = connect(flags);
+    const line = new ProgressLine();
     try {
-      const result = await readAndPlan(documents, clients, { prune: flags.prune, repairTwins: flags.repairTwins, parallelism: flags.parallelism, signal, removed });
+      line.phase("reading");
+      const result = await readAndPlan(documents, clients, { prune: flags.prune, repairTwins: flags.repairTwins, parallelism: flags.parallelism, signal, progress: line.progress, removed });
       if (result.problems.length > 0) throw new DesiredStateError(result.problems);
-      return await applyPlanned(result.plan, documents, clients, flags, signal, removed);
+      return await applyPlanned(result.plan, documents, clients, flags, signal, line, removed);
     } finally {
+      line.close();
       await clients.close();
     }
   });
 }
 
 /** Shows the plan, asks (unless --auto-approve), applies it and verifies: exit 0 when live matches the documents afterwards. */
-async function applyPlanned(plan: Plan, documents: ReadonlyArray<LoadedDocument>, clients: Clients, flags: OutputFlags & Pick<ApplyFlags, "autoApprove" | "parallelism">, signal: AbortSignal | undefined, removed: ReadonlyArray<LoadedDocument> = []): Promise<number> {
+async function applyPlanned(
+  plan: Plan,
+  documents: ReadonlyArray<LoadedDocument>,
+  clients: Clients,
+  flags: OutputFlags & Pick<ApplyFlags, "autoApprove" | "parallelism">,
+  signal: AbortSignal | undefined,
+  line: ProgressLine,
+  removed: ReadonlyArray<LoadedDocument> = [],
+): Promise<number> {
+  line.pause();
   process.stdout.write(renderPlan(plan, flags));
   if (!hasChanges(plan)) return 0;
   if (!flags.autoApprove && !(await confirm())) {
     throw new CliError(process.stdin.isTTY ? "apply cancelled: nothing was changed" : "apply needs --auto-approve when not run on a terminal: nothing was changed");
   }
-  const report = await applyPlan(plan, clients, { parallelism: flags.parallelism, progress: progressReporter(), signal });
-  const after = await readAndPlan(documents, clients, { prune: plan.prune, repairTwins: plan.repairTwins, parallelism: flags.parallelism, signal, removed });
+  line.phase("writing");
+  const report = await applyPlan(plan, clients, { parallelism: flags.parallelism, notice: (message) => line.notice(message), progress: line.progress, signal });
+  line.phase("verifying");
+  const after = await readAndPlan(documents, clients, { prune: plan.prune, repairTwins: plan.repairTwins, parallelism: flags.parallelism, signal, progress: line.progress, removed });
+  line.close();
   const converged = !hasChanges(after.plan) && after.problems.length === 0;
   if (flags.output === "json") {
     process.stdout.write(`${JSON.stringify({ apply: report, converged, remaining: after.plan.actions.filter((a) => a.type !== "no-op" && a.type !== "refused") }, null, 2)}\n`);

@@ -3,12 +3,14 @@ import { extname } from "node:path";
 import { detectDrift, shardBucketOf } from "../../reconcile/drift.js";
 import { driftExitCode, mergeDriftReports, parseDriftReport, type DriftReport, type ShardSpec } from "../../reconcile/drift-report.js";
 import { renderDriftAsJUnit, renderDriftAsMarkdown, renderDriftAsText } from "../../reconcile/render-drift.js";
+import { renderDriftAsHtml } from "../../reconcile/render-drift-html.js";
 import { CliError } from "../cli-error.js";
 import { connect, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
 import { desiredPaths, loadDesiredInput } from "../desired-input.js";
+import { ProgressLine } from "../progress-line.js";
 
 export interface DriftOutputFlags extends OutputFlags {
-  /** Files to write the report to as well, in the format their extension names (.xml JUnit, .json, .md). */
+  /** Files to write the report to as well, in the format their extension names (.xml JUnit, .json, .md, .html). */
   readonly report: string[];
 }
 
@@ -30,11 +32,15 @@ export async function driftCommand(flags: DriftFlags, env: NodeJS.ProcessEnv = p
   const select = shard && ((key: string) => key.startsWith("api:name:") || shardBucketOf(key, shard.count) === shard.index - 1);
   const desired = await loadDesiredInput(desiredPaths(flags), [], select ? { select } : {});
   const clients = connect(flags, env);
+  const line = new ProgressLine(process.stderr, env);
   try {
-    const report = await detectDrift(desired, clients, { shard, parallelism: flags.parallelism });
+    line.phase("reading");
+    const report = await detectDrift(desired, clients, { shard, parallelism: flags.parallelism, progress: line.progress });
+    line.close();
     await publish(report, flags, reportFiles, env);
     return driftExitCode(report);
   } finally {
+    line.close();
     await clients.close();
   }
 }
@@ -81,12 +87,13 @@ export function parseShard(text: string, env: NodeJS.ProcessEnv = process.env): 
   return { index, count };
 }
 
-type ReportFormat = "junit" | "json" | "markdown";
+type ReportFormat = "junit" | "json" | "markdown" | "html";
+
+const REPORT_EXTENSIONS: Readonly<Record<string, ReportFormat>> = { ".xml": "junit", ".json": "json", ".md": "markdown", ".html": "html", ".htm": "html" };
 
 function reportFormatOf(file: string): { file: string; format: ReportFormat } {
-  const extension = extname(file).toLowerCase();
-  const format: ReportFormat | undefined = extension === ".xml" ? "junit" : extension === ".json" ? "json" : extension === ".md" ? "markdown" : undefined;
-  if (!format) throw new CliError(`--report ${JSON.stringify(file)}: expected a file ending in .xml (JUnit), .json (the JSON report) or .md (markdown)`);
+  const format = REPORT_EXTENSIONS[extname(file).toLowerCase()];
+  if (!format) throw new CliError(`--report ${JSON.stringify(file)}: expected a file ending in .xml (JUnit), .json (the JSON report), .md (markdown) or .html (a page for people)`);
   return { file, format };
 }
 
@@ -98,6 +105,8 @@ function render(report: DriftReport, format: ReportFormat | OutputFlags["output"
       return renderDriftAsMarkdown(report);
     case "junit":
       return renderDriftAsJUnit(report);
+    case "html":
+      return renderDriftAsHtml(report);
     default:
       return renderDriftAsText(report, { color: useColor(flags) });
   }

@@ -5,6 +5,7 @@ import { readAndPlan, toPlanFile } from "../../reconcile/reconcile.js";
 import { renderPlanAsMarkdown, renderPlanAsText } from "../../reconcile/render-plan.js";
 import { connect, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
 import { desiredPaths, loadDocuments } from "../desired-input.js";
+import { ProgressLine } from "../progress-line.js";
 
 export interface PlanFlags extends ConnectionFlags, OutputFlags {
   readonly file: string[];
@@ -22,13 +23,17 @@ export interface PlanFlags extends ConnectionFlags, OutputFlags {
 export async function planCommand(flags: PlanFlags): Promise<number> {
   const documents = await loadDocuments(desiredPaths(flags), flags.target);
   const clients = connect(flags);
+  const line = new ProgressLine();
   try {
-    const { plan, problems } = await readAndPlan(documents, clients, { prune: flags.prune, repairTwins: flags.repairTwins, parallelism: flags.parallelism });
+    line.phase("reading");
+    const { plan, problems } = await readAndPlan(documents, clients, { prune: flags.prune, repairTwins: flags.repairTwins, parallelism: flags.parallelism, progress: line.progress });
+    line.close();
     if (problems.length > 0) throw new DesiredStateError(problems);
     if (flags.out) await writeFile(flags.out, `${JSON.stringify(toPlanFile(plan, documents), null, 2)}\n`);
     process.stdout.write(renderPlan(plan, flags));
     return hasChanges(plan) ? 2 : 0;
   } finally {
+    line.close();
     await clients.close();
   }
 }

@@ -153,7 +153,7 @@ async function createIntegrationOnce(apiId: string, body: Readonly<Record<string
       const appeared = (await collect(gateway.integrations(apiId, { signal: context.signal })))
         .filter((live) => !claimedIds(context).has(live.integrationId) && matchesNaturalKey(body, live));
       if (appeared.length > 0) {
-        context.progress(`adopted integration ${appeared[0]!.integrationId} created by an attempt whose answer was lost`);
+        context.notice(`adopted integration ${appeared[0]!.integrationId} created by an attempt whose answer was lost`);
         return { integration: appeared[0]!, ours: false };
       }
     }

@@ -38,8 +38,8 @@ export interface ApplyContext {
   /** `<apiId>/<logical name>` → integrationId, filled from the plan and by creates. */
   readonly integrationIds: Map<string, string>;
   readonly signal?: AbortSignal | undefined;
-  /** Progress for people (stderr on a terminal); never required for correctness. */
-  progress(message: string): void;
+  /** A notice for people (what apply had to do besides the plan: adopting, waiting); never required for correctness. */
+  notice(message: string): void;
   /** How long to wait for a Region to leave ENABLING/DISABLING. @default 300000 */
   readonly regionSettleTimeoutMs: number;
   readonly regionPollIntervalMs: number;

@@ -53,21 +53,20 @@ export const regionOptInEngine: KindEngine<RegionOptInDocument> = {
     const settled = await waitForSettled(request.account, request.region, context);
     const wanted = request.enabled;
     if (wanted ? ENABLED_LIKE.has(settled) : DISABLED_LIKE.has(settled)) return;
-    context.progress(`${wanted ? "enabling" : "disabling"} Region ${request.region} of ${request.account}`);
     if (wanted) await context.clients.account.enableRegion(target, { signal: context.signal });
     else await context.clients.account.disableRegion(target, { signal: context.signal });
     await waitForSettled(request.account, request.region, context);
   },
 };
 
-/** Polls GetRegionOptStatus until the Region is neither ENABLING nor DISABLING. */
+/** Polls GetRegionOptStatus until the Region is neither ENABLING nor DISABLING (saying so once). */
 async function waitForSettled(account: string, region: string, context: ApplyContext): Promise<Status> {
   const deadline = performance.now() + context.regionSettleTimeoutMs;
-  for (;;) {
+  for (let polls = 0; ; polls += 1) {
     const { RegionOptStatus: status } = await context.clients.account.getRegionOptStatus({ ...accountIdField(account), RegionName: region }, { signal: context.signal });
     if (status !== "ENABLING" && status !== "DISABLING") return status;
     if (performance.now() > deadline) throw new Error(`Region ${region} of ${account} is still ${status} after ${context.regionSettleTimeoutMs} ms`);
-    context.progress(`waiting for Region ${region} of ${account} (${status})`);
+    if (polls === 0) context.notice(`waiting for Region ${region} of ${account} (${status})`);
     await sleep(context.regionPollIntervalMs, context.signal);
   }
 }

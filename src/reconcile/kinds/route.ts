@@ -122,7 +122,7 @@ async function createRouteOnce(apiId: string, body: Route, context: ApplyContext
       const existing = (await collect(gateway.routes(apiId, { signal: context.signal }))).find((live) => live.routeKey === body.routeKey);
       if (!existing && taken) throw error;
       if (existing) {
-        context.progress(`adopted route ${existing.routeId} (${existing.routeKey}) created ${taken ? "meanwhile by another run" : "by an attempt whose answer was lost"}`);
+        context.notice(`adopted route ${existing.routeId} (${existing.routeKey}) created ${taken ? "meanwhile by another run" : "by an attempt whose answer was lost"}`);
         if (existing.target !== body.target) await gateway.updateRoute(apiId, existing.routeId, { target: body.target ?? null }, { signal: context.signal });
         return;
       }

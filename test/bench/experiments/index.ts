@@ -2,8 +2,9 @@ import type { BenchExperiment } from "../experiment.js";
 import { cdktfApply } from "./cdktf-apply.js";
 import { clientVsAutocannon } from "./client-vs-autocannon.js";
 import { driftEstate } from "./drift-estate.js";
+import { htmlReport } from "./html-report.js";
 import { reconcileEstate } from "./reconcile-estate.js";
 import { validateEstate } from "./validate-estate.js";
 
 /** Every comparison benchmark, in the order they run after the load cases. */
-export const BENCH_EXPERIMENTS: ReadonlyArray<BenchExperiment> = [clientVsAutocannon, validateEstate, reconcileEstate, driftEstate, cdktfApply];
+export const BENCH_EXPERIMENTS: ReadonlyArray<BenchExperiment> = [clientVsAutocannon, validateEstate, reconcileEstate, driftEstate, htmlReport, cdktfApply];
