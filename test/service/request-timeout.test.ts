@@ -142,6 +142,7 @@ describe("serve --request-timeout", () => {
     expect(JSON.parse(response.body)).toEqual({
       message: "the request body did not arrive within 1000 ms (the service's request timeout): the connection is closed; send the whole request at once and retry",
       errorType: "RequestTimeoutException",
+      __type: "RequestTimeoutException",
     });
 
     expect(others.filter((call) => call.whilePending).length, "the other client was served while the slow request was pending").toBeGreaterThanOrEqual(3);
@@ -168,7 +169,7 @@ describe("serve --request-timeout", () => {
     const response = parseResponse(slow.received());
     expect(response.statusLine).toBe("HTTP/1.1 408 Request Timeout");
     expect(response.headers["x-svc-errortype"]).toBe("RequestTimeoutException");
-    expect(JSON.parse(response.body)).toEqual({ message: expect.stringMatching(/^the request body did not arrive within 1000 ms/) });
+    expect(JSON.parse(response.body)).toEqual({ message: expect.stringMatching(/^the request body did not arrive within 1000 ms/), __type: "RequestTimeoutException" });
   });
 
   it("answers headers that dribble in 408 and closes the connection within the bound", async () => {
@@ -182,6 +183,7 @@ describe("serve --request-timeout", () => {
     expect(JSON.parse(response.body)).toEqual({
       message: "the request headers did not arrive within 1000 ms (the service's request timeout): the connection is closed; send the whole request at once and retry",
       errorType: "RequestTimeoutException",
+      __type: "RequestTimeoutException",
     });
     expect(others.filter((call) => call.whilePending).length).toBeGreaterThanOrEqual(3);
     expect(others.filter((call) => call.status !== 200)).toEqual([]);

@@ -97,12 +97,12 @@ async function visibleMarkers(client: Pool): Promise<Set<string>> {
   return seen;
 }
 
-/** The documented 500 of each service: account `{message, errorType}`, gateway `{message}`; both name it in x-svc-ErrorType. */
+/** The documented 500 of each service: account `{message, errorType}`, gateway `{message}`; both name it in x-svc-ErrorType and `__type`. */
 function expectStorage500(write: Write, answer: Answer): void {
   expect(answer.status, `write ${write.index}: ${JSON.stringify(answer.json)}`).toBe(500);
   expect(answer.headers["x-svc-errortype"]).toBe("InternalServerException");
   const message = expect.stringMatching(/^the change could not be saved to the state file \((ENOSPC|EIO)\), so it was not applied; retry later$/);
-  expect(answer.json).toEqual(write.index % 2 === 0 ? { message } : { message, errorType: "InternalServerException" });
+  expect(answer.json).toEqual(write.index % 2 === 0 ? { message, __type: "InternalServerException" } : { message, errorType: "InternalServerException", __type: "InternalServerException" });
 }
 
 interface Disk {
