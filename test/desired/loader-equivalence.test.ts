@@ -72,8 +72,13 @@ const jsonFile = fc.tuple(fc.array(documentArbitrary, { minLength: 1, maxLength:
 });
 
 /**
- * Both loaders agree on `content`; where the old one threw (an alias to an anchor that does not
- * exist escaped it as a ReferenceError), the new one reports a problem instead.
+ * Both loaders agree on `content`, with two known differences, both on broken input:
+ * - where the old one threw (an alias to an anchor that does not exist escaped it as a
+ *   ReferenceError), the new one reports a problem instead;
+ * - a quoted scalar left open before a `---` or `...` line: YAML forbids document markers inside a
+ *   quoted scalar, and the new loader, which splits the file at those lines, ends the scalar there
+ *   (reporting the open quote in its document and going on with the next document), where the old
+ *   one ran the scalar to the end of the file. Both refuse the file, naming the open quote.
  */
 function expectSameOutcome(content: string, file: string): void {
   let before: ReturnType<typeof outcome>;
@@ -84,7 +89,16 @@ function expectSameOutcome(content: string, file: string): void {
     expect(parseDesiredText(content, file).problems.some((problem) => problem.message.includes("Unresolved alias")), content).toBe(true);
     return;
   }
-  expect(outcome(parseDesiredText(content, file)), content).toEqual(before);
+  const after = outcome(parseDesiredText(content, file));
+  const openQuote = (problems: ReadonlyArray<{ message: string; line: number }>) => problems.find((problem) => /Missing closing ["']quote/.test(problem.message));
+  const quoteBefore = openQuote(before.problems);
+  const quoteAfter = openQuote(after.problems);
+  if (quoteBefore && quoteAfter && quoteAfter.line < quoteBefore.line && /^(---|\.\.\.)\s*$/m.test(content.split("\n").slice(quoteAfter.line - 1).join("\n"))) {
+    // what comes before the open quote is read the same
+    expect(after.problems.filter((problem) => problem.line < quoteAfter.line), content).toEqual(before.problems.filter((problem) => problem.line < quoteAfter.line));
+    return;
+  }
+  expect(after, content).toEqual(before);
 }
 
 /** What a parse gives, comparable: each document with its source and a few field positions; the problems. */
@@ -104,6 +118,19 @@ describe("the loader and the one it replaced", () => {
     fc.assert(fc.property(yamlFile, (content) => {
       expectSameOutcome(content, "random.yaml");
     }), { numRuns: 600, ...(seed !== undefined ? { seed } : {}) });
+  });
+
+  it("a quoted scalar left open before a document marker: the new loader ends it there, both refuse the file naming the open quote", () => {
+    // found by the property above (seed -994425719)
+    const content = "# a comment\n- |-\n# inside\n  \"\n---\norders\n";
+    expect(parseDesiredTextAsBefore(content, "f.yaml").problems.map((problem) => [problem.line, problem.message])).toEqual([
+      [3, "not valid YAML: Sequence item without - indicator"], [7, 'not valid YAML: Missing closing "quote'],
+    ]);
+    expect(parseDesiredText(content, "f.yaml").problems.map((problem) => [problem.line, problem.message])).toEqual([
+      [3, "not valid YAML: Sequence item without - indicator"], [5, 'not valid YAML: Missing closing "quote'],
+      [6, 'a document must be a mapping with kind and spec, received "orders"'],
+    ]);
+    expectSameOutcome(content, "f.yaml");
   });
 
   it("give the same documents, sources, positions and problems for random JSON files", () => {
