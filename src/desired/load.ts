@@ -72,7 +72,7 @@ export async function loadDesiredState(paths: ReadonlyArray<string>, options: Lo
   const display = (file: string) => relative(cwd, file) || file;
   for (const path of paths) collectFiles(path, { files, warnings, problems, display }, true);
   for (const warning of warnings) options.onWarning?.(warning);
-  const fingerprint = createHash("sha256");
+  const texts: string[] = [];
   const documents: LoadedDocument[] = [];
   let skipped = 0;
   for (const file of files) {
@@ -84,7 +84,7 @@ export async function loadDesiredState(paths: ReadonlyArray<string>, options: Lo
       problems.push({ file: name, line: 1, column: 1, path: "", message: error instanceof FileRefusal ? error.message : `cannot read ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
       continue;
     }
-    fingerprint.update(`${text.length}\u0000${text}`);
+    texts.push(text);
     if (!options.select) {
       validateInto(parseDocuments(text, name), documents, problems);
       continue;
@@ -98,7 +98,20 @@ export async function loadDesiredState(paths: ReadonlyArray<string>, options: Lo
   }
   for (const problem of crossCheckDocuments(documents)) problems.push(problem);
   if (problems.length > 0) throw new DesiredStateError(problems);
-  return { documents, files: files.length, skipped, fingerprint: fingerprint.digest("hex"), warnings };
+  let fingerprint: string | undefined;
+  return {
+    documents, files: files.length, skipped, warnings,
+    // hashed when asked (drift reports it; validate, plan and apply never do)
+    get fingerprint() {
+      return (fingerprint ??= fingerprintOf(texts));
+    },
+  };
+}
+
+function fingerprintOf(texts: ReadonlyArray<string>): string {
+  const hash = createHash("sha256");
+  for (const text of texts) hash.update(`${text.length}\u0000`).update(text);
+  return hash.digest("hex");
 }
 
 /**
