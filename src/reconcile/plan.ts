@@ -83,9 +83,11 @@ export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, 
   }
   actions.push(...twinRepairActions(twins, actions, context));
   problems.push(...resolvedCrossCheck(documents, live));
-  const removed = planRemoved(options.removed ?? [], context, order, new Map([...claimed].map(([key, ids]) => [key, new Set(ids)])));
-  actions.push(...removed.actions);
-  problems.push(...removed.problems);
+  if (options.removed && options.removed.length > 0) {
+    const removed = planRemoved(options.removed, context, order, new Map([...claimed].map(([key, ids]) => [key, new Set(ids)])));
+    actions.push(...removed.actions);
+    problems.push(...removed.problems);
+  }
   const protectedActions = applyProtections(actions, live)
     .map((action, index) => ({ action, index }))
     .sort((a, b) => a.action.phase - b.action.phase || a.index - b.index)
