@@ -21,11 +21,12 @@ export interface ProgressSnapshot {
   readonly activity: string | undefined;
 }
 
-export type ProgressListener = (snapshot: ProgressSnapshot) => void;
+/** Told that the counts changed; reads {@link Progress.snapshot} when it draws. */
+export type ProgressListener = () => void;
 
 /**
- * The counters of one run. Every change calls the listener with a new snapshot, synchronously:
- * a listener that draws should throttle itself.
+ * The counters of one run. Every change calls the listener, synchronously: a listener that draws
+ * should throttle itself (reads may finish thousands of times a second, so no snapshot is made per change).
  */
 export class Progress {
   readonly #listener: ProgressListener;
@@ -81,7 +82,7 @@ export class Progress {
   }
 
   #emit(): void {
-    this.#listener(this.snapshot);
+    this.#listener();
   }
 }
 
