@@ -5,7 +5,7 @@ import { describeZodIssues } from "../src/spec/field-issues.js";
 import { INVENTORY_MAX_CHUNKS } from "../src/desired/inventory.js";
 import { resourceBaseName } from "./documents.js";
 import { duplicateConfig, missingConfig } from "./errors.js";
-import { StackState } from "./stack-state.js";
+import { stackFacts, stackProblems } from "./stack-state.js";
 import { VEHICLES, createVehicleResource, hasTemplateSequence, declareVehicleProvider, stackOf, writeBesideStack, type EnvironmentValue, type LocalExec, type Vehicle } from "./vehicle.js";
 
 export interface ConvergeConfigProps {
@@ -97,10 +97,10 @@ export class ConvergeConfig extends Construct {
     this.cli = props.cli ?? "converge";
 
     declareVehicleProvider(this, "null", this.vehicle);
-    const state = new StackState(stack);
-    this.node.addValidation({ validate: () => [...problems, ...state.problems()] });
+    const facts = () => stackFacts(stack);
+    this.node.addValidation({ validate: () => [...problems, ...stackProblems(stack)] });
     const base = resourceBaseName(this);
-    const desiredSha256 = { literal: () => state.facts().desiredSha256 };
+    const desiredSha256 = { literal: () => facts().desiredSha256 };
     const owner = createVehicleResource(this, "owner", {
       vehicle: this.vehicle,
       name: `${base}_owner`,
@@ -111,21 +111,21 @@ export class ConvergeConfig extends Construct {
     const inventory = createVehicleResource(this, "inventory", {
       vehicle: this.vehicle,
       name: `${base}_inventory`,
-      triggers: () => ({ ...Object.fromEntries(state.facts().inventoryChunks.map((chunk, index) => [`inventory_${index}`, chunk])), resources: String(state.facts().inventory.length) }),
+      triggers: () => ({ ...Object.fromEntries(facts().inventoryChunks.map((chunk, index) => [`inventory_${index}`, chunk])), resources: String(facts().inventory.length) }),
       provisioner: this.#localExec("destroy", `apply --from-synth . --expect-sha256-env ${SHA256_VARIABLE} --previous-env ${PREVIOUS_VARIABLE} --auto-approve`, { [SHA256_VARIABLE]: desiredSha256, ...previous }),
       dependsOn: [owner],
     });
     const apply = createVehicleResource(this, "apply", {
       vehicle: this.vehicle,
       name: `${base}_apply`,
-      triggers: () => ({ ...state.facts().documentHashes, [DESIRED_TRIGGER]: state.facts().desiredSha256 }),
+      triggers: () => ({ ...facts().documentHashes, [DESIRED_TRIGGER]: facts().desiredSha256 }),
       provisioner: this.#localExec("create", `apply --from-synth . --expect-sha256-env ${SHA256_VARIABLE} --auto-approve`, { [SHA256_VARIABLE]: desiredSha256 }),
       dependsOn: [inventory],
     });
     this.applyAddress = apply.address;
     this.inventoryAddress = inventory.address;
     this.ownerAddress = owner.address;
-    writeBesideStack(this, SYNTH_DESIRED_FILE, () => state.facts().desiredText);
+    writeBesideStack(this, SYNTH_DESIRED_FILE, () => facts().desiredText);
   }
 
   #localExec(when: LocalExec["when"], args: string, environment: Readonly<Record<string, EnvironmentValue>>): LocalExec {

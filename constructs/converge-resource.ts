@@ -4,7 +4,7 @@ import type { LoadedDocument } from "../src/desired/load.js";
 import { DOCUMENT_SCHEMAS, type Document, type Kind } from "../src/desired/schema.js";
 import { crossCheckDocuments } from "../src/desired/cross-check.js";
 import { ConvergeConfig } from "./config.js";
-import { identityDocumentOf, type IdentityDocument } from "../src/desired/inventory.js";
+import { identityOf, type IdentityDocument } from "../src/desired/inventory.js";
 import { brandAsResource, isDeclaredResource, memoizedByResources, type DeclaredResource, type DocumentValue } from "./documents.js";
 import { DESIRED_TRIGGER } from "./config.js";
 import { triggerKeyTaken } from "./errors.js";
@@ -37,32 +37,34 @@ export abstract class ConvergeResource extends Construct implements DeclaredReso
   readonly document: DocumentValue;
   /** The document naming the live resource's identity (what removing the construct deletes); undefined when removing it deletes nothing (RegionOptIn). */
   readonly identityDocument: IdentityDocument | undefined;
-  /** Whether removing or destroying the construct deletes the live resource. */
-  readonly deletable: boolean;
   /** The key of the stack's apply resource's triggers that holds this construct's document hash: its path below the stack. */
   readonly triggerKey: string;
-  readonly #kind: ResourceDeclaration["kind"];
   readonly #problems: ReadonlyArray<string>;
+  /** The document as the file loader reads it (defaults filled in), when it is valid. */
+  readonly #parsed: Document | undefined;
 
   protected constructor(scope: Construct, id: string, declaration: ResourceDeclaration) {
     super(scope, id);
     brandAsResource(this);
     ConvergeConfig.of(this);
     this.document = declaration.document;
-    this.#kind = declaration.kind;
     this.#problems = [...documentProblems(declaration.schema, declaration.document), ...(declaration.problems ?? [])];
-    this.identityDocument = this.#problems.length === 0 ? identityDocumentOf(declaration.document) : undefined;
-    this.deletable = this.identityDocument !== undefined;
+    const parsed = this.#problems.length === 0 ? DOCUMENT_SCHEMAS[declaration.kind].safeParse(declaration.document) : undefined;
+    this.#parsed = parsed?.success ? (parsed.data as Document) : undefined;
+    this.identityDocument = this.#parsed ? identityOf(this.#parsed) : undefined;
     const stack = stackOf(this);
     this.triggerKey = this.node.path.slice(stack.node.path === "" ? 0 : stack.node.path.length + 1);
     this.node.addValidation({ validate: () => [...this.#problems, ...stackProblemsOf(this)] });
   }
 
+  /** Whether removing or destroying the construct deletes the live resource. */
+  get deletable(): boolean {
+    return this.identityDocument !== undefined;
+  }
+
   /** @internal The document as the file loader reads it (defaults filled in), or undefined when it is not valid. */
   parsedDocument(): Document | undefined {
-    if (this.#problems.length > 0) return undefined;
-    const result = DOCUMENT_SCHEMAS[this.#kind].safeParse(this.document);
-    return result.success ? (result.data as Document) : undefined;
+    return this.#parsed;
   }
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { IConstruct } from "constructs";
 import { canonicalJson } from "../src/desired/canonical-json.js";
+import type { IdentityDocument } from "../src/desired/inventory.js";
 import { stackOf } from "./vehicle.js";
 
 /** A JSON document as the constructs build it (validated at synth, so typed loosely here). */
@@ -12,6 +13,8 @@ export interface DeclaredResource extends IConstruct {
   readonly document: DocumentValue;
   /** The construct's path below its stack: its key in the stack's apply resource's triggers. */
   readonly triggerKey: string;
+  /** The document naming the live resource's identity, for the stack's inventory; undefined when removing the construct deletes nothing. */
+  readonly identityDocument: IdentityDocument | undefined;
 }
 
 const BRAND = Symbol.for("converge.cdktf.resource");

@@ -1,5 +1,5 @@
 import type { IConstruct } from "constructs";
-import { encodeInventory, INVENTORY_CHUNK_CHARS, INVENTORY_MAX_CHUNKS, inventoryOf, sha256Hex, type IdentityDocument } from "../src/desired/inventory.js";
+import { encodeInventory, INVENTORY_CHUNK_CHARS, INVENTORY_MAX_CHUNKS, sha256Hex, uniqueIdentities, type IdentityDocument } from "../src/desired/inventory.js";
 import { documentHash, memoizedByResources, type DeclaredResource } from "./documents.js";
 import { inventoryTooLarge } from "./errors.js";
 
@@ -18,9 +18,9 @@ export interface StackFacts {
   readonly inventoryChunks: ReadonlyArray<string>;
 }
 
-const factsOf = memoizedByResources((resources: ReadonlyArray<DeclaredResource>): StackFacts => {
+export const stackFacts = memoizedByResources((resources: ReadonlyArray<DeclaredResource>): StackFacts => {
   const desiredText = `${JSON.stringify(resources.map((resource) => resource.document), null, 2)}\n`;
-  const inventory = inventoryOf(resources.map((resource) => resource.document));
+  const inventory = uniqueIdentities(resources.map((resource) => resource.identityDocument));
   return {
     desiredText,
     desiredSha256: sha256Hex(desiredText),
@@ -30,15 +30,8 @@ const factsOf = memoizedByResources((resources: ReadonlyArray<DeclaredResource>)
   };
 });
 
-export class StackState {
-  constructor(readonly stack: IConstruct) {}
-
-  facts(): StackFacts {
-    return factsOf(this.stack);
-  }
-
-  problems(): string[] {
-    const { inventory, inventoryChunks } = this.facts();
-    return inventoryChunks.length > INVENTORY_MAX_CHUNKS ? [inventoryTooLarge(this.stack.node.path, inventory.length, inventoryChunks.length * INVENTORY_CHUNK_CHARS, INVENTORY_MAX_CHUNKS * INVENTORY_CHUNK_CHARS)] : [];
-  }
+/** A stack whose inventory would not fit the provisioner's environment: refused at synth. */
+export function stackProblems(stack: IConstruct): string[] {
+  const { inventory, inventoryChunks } = stackFacts(stack);
+  return inventoryChunks.length > INVENTORY_MAX_CHUNKS ? [inventoryTooLarge(stack.node.path, inventory.length, inventoryChunks.length * INVENTORY_CHUNK_CHARS, INVENTORY_MAX_CHUNKS * INVENTORY_CHUNK_CHARS)] : [];
 }

@@ -38,22 +38,16 @@ export async function loadSynthStack(flags: SynthStackFlags, env: NodeJS.Process
   if (flags.expectSha256Env !== undefined && files.length !== 1) {
     throw new CliError(`--expect-sha256-env checks one stack's file: --from-synth ${flags.fromSynth} holds ${files.length} (${files.join(", ")}); name the stack's directory`);
   }
-  const texts = files.map((file) => readFileSync(file, "utf8"));
   if (flags.expectSha256Env !== undefined) {
     const expected = variable(flags.expectSha256Env, "--expect-sha256-env", env);
     if (expected === undefined) throw new CliError(`--expect-sha256-env ${flags.expectSha256Env}: the environment variable ${flags.expectSha256Env} is not set or empty`);
-    const actual = sha256Hex(texts[0]!);
+    const actual = sha256Hex(readFileSync(files[0]!, "utf8"));
     if (actual !== expected.trim().toLowerCase()) {
       throw new CliError(`${files[0]} is not the desired state terraform planned with (sha256 ${actual}, expected ${expected.trim()} from ${flags.expectSha256Env}): nothing was changed. Synthesize again (cdktf synth / cdktf deploy) rather than editing the file`);
     }
   }
-  const desired = await loadDesiredInput(files);
-  const raw = texts.flatMap((text, index) => {
-    const value = JSON.parse(text) as unknown;
-    if (!Array.isArray(value)) throw new CliError(`${files[index]} is not a synthesized desired-state file (expected a JSON array of documents)`);
-    return value as unknown[];
-  });
-  return { documents: [...desired.documents], inventory: inventoryOf(raw) };
+  const { documents } = await loadDesiredInput(files);
+  return { documents: [...documents], inventory: inventoryOf(documents.map((loaded) => loaded.document)) };
 }
 
 /** The identity documents held in PREFIX_0, PREFIX_1, … (encodeInventory's chunks), or [] when PREFIX_0 is unset. */

@@ -2,14 +2,14 @@ import { createHash } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { canonicalJson } from "./canonical-json.js";
 import { modelOf } from "./kinds/registry.js";
-import { DOCUMENT_SCHEMAS, type Document, type Kind } from "./schema.js";
+import type { Document } from "./schema.js";
 
 /**
  * A cdktf stack's inventory: the identity documents of the resources its desired state makes exist
  * (README, "cdktf constructs"). The stack records it in terraform state at each deploy; at the next
  * one, what the previous inventory lists and the new desired state no longer declares is deleted.
- * The constructs compute it at synth, the CLI from the synthesized file: both from the same raw
- * documents, with this one function.
+ * The constructs compute it at synth, the CLI from the synthesized file: both from the documents
+ * as the desired-state schemas parse them, with these functions.
  */
 
 /** An identity document: kind, API or account, and the fields that select the live resource. */
@@ -21,22 +21,21 @@ export const INVENTORY_CHUNK_CHARS = 100_000;
 export const INVENTORY_MAX_CHUNKS = 8;
 
 /** The identity document of a desired-state document, or undefined when converge never deletes its kind or it declares `ensure: absent`. */
-export function identityDocumentOf(raw: unknown): IdentityDocument | undefined {
-  const kind = (raw as { kind?: unknown } | null)?.kind;
-  if (typeof kind !== "string" || !(kind in DOCUMENT_SCHEMAS)) return undefined;
-  const parsed = DOCUMENT_SCHEMAS[kind as Kind].safeParse(raw);
-  if (!parsed.success) return undefined;
-  const document = parsed.data as Document;
+export function identityOf(document: Document): IdentityDocument | undefined {
   if ("ensure" in document && document.ensure === "absent") return undefined;
   return modelOf(document.kind).deletionIdentity?.(document);
 }
 
 /** The inventory of a stack's documents, in their order, without repeats. */
-export function inventoryOf(documents: ReadonlyArray<unknown>): IdentityDocument[] {
+export function inventoryOf(documents: ReadonlyArray<Document>): IdentityDocument[] {
+  return uniqueIdentities(documents.map(identityOf));
+}
+
+/** Identity documents in their order, without repeats (compared as canonical JSON) nor undefined ones. */
+export function uniqueIdentities(identities: ReadonlyArray<IdentityDocument | undefined>): IdentityDocument[] {
   const seen = new Set<string>();
   const entries: IdentityDocument[] = [];
-  for (const raw of documents) {
-    const identity = identityDocumentOf(raw);
+  for (const identity of identities) {
     if (!identity) continue;
     const key = canonicalJson(identity);
     if (seen.has(key)) continue;

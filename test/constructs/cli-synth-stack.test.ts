@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeInventory, inventoryOf, sha256Hex } from "../../src/desired/inventory.js";
+import { AnyDocument } from "../../src/desired/schema.js";
 import type { RunningService } from "../../src/service/index.js";
 import { describeCliResult, runCli, type CliResult } from "../support/cli.js";
 import { ADMIN_TOKEN, ORDERS_API, Services, liveContact, liveIntegrations, liveRoute, writeCounts, writeRequests } from "../e2e/e2e-fixture.js";
@@ -36,7 +37,7 @@ const contact = (title: string, account?: string): Doc => ({ kind: "AlternateCon
 async function deploy(documents: Doc[], previous?: Doc[], options: { tamper?: boolean; previousEnv?: Record<string, string> } = {}): Promise<CliResult> {
   const text = `${JSON.stringify(documents, null, 2)}\n`;
   await writeFile(join(directory, "converge.desired.json"), options.tamper ? text.replace("Ops", "Oops") : text);
-  const chunks = previous ? encodeInventory(inventoryOf(previous)) : [];
+  const chunks = previous ? encodeInventory(inventoryOf(previous.map((document) => AnyDocument.parse(document)))) : [];
   const env: Record<string, string> = { CONVERGE_ENDPOINT: service.url, CONVERGE_TOKEN: ADMIN_TOKEN, CONVERGE_DESIRED_SHA256: sha256Hex(text), ...Object.fromEntries(chunks.map((chunk, index) => [`CONVERGE_PREVIOUS_${index}`, chunk])), ...options.previousEnv };
   const args = ["apply", "--from-synth", directory, "--expect-sha256-env", "CONVERGE_DESIRED_SHA256", ...(previous || options.previousEnv ? ["--previous-env", "CONVERGE_PREVIOUS"] : []), "--auto-approve"];
   service.requests.reset();
