@@ -75,10 +75,10 @@ export function removedDocuments(previous: ReadonlyArray<IdentityDocument>, curr
   const contactType = (entry: IdentityDocument) => (entry.spec as { type?: unknown } | undefined)?.type;
   const removed = removedEntries(previous, current).filter((entry) => entry.kind !== "AlternateContact" || !current.some((other) =>
     other.kind === "AlternateContact" && contactType(other) === contactType(entry) && (implicitAccount(other) || implicitAccount(entry))));
-  return removed.length === 0 ? [] : loadDocumentValues(removed.map((entry) => ({ ...entry, ensure: "absent" })), source);
+  return inventoryAsAbsent(removed, source);
 }
 
-/** The stack's inventory as `ensure: absent` documents: what `converge delete --from-synth` deletes. */
+/** Inventory entries as `ensure: absent` documents, validated (what `converge delete --from-synth` deletes: the stack's whole inventory). */
 export function inventoryAsAbsent(inventory: ReadonlyArray<IdentityDocument>, source: string): LoadedDocument[] {
   return inventory.length === 0 ? [] : loadDocumentValues(inventory.map((entry) => ({ ...entry, ensure: "absent" })), source);
 }
