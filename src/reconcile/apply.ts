@@ -1,9 +1,8 @@
 import pLimit from "p-limit";
 import { DEFAULT_RETRY_POLICY, type Clients } from "../clients/index.js";
-import { engineForOp } from "./kinds/registry.js";
+import { allEngines, engineForOp } from "./kinds/registry.js";
 import type { ApplyContext } from "./kinds/kind-engine.js";
 import type { Plan, PlannedAction } from "./model.js";
-import { settleCreatedTwins } from "./created-twins.js";
 import type { Progress } from "./progress.js";
 
 export interface ApplyOptions {
@@ -45,22 +44,20 @@ const EXECUTABLE = new Set<PlannedAction["type"]>(["create", "update", "delete"]
  * stop the others; an action whose integration failed to appear fails with that reason.
  */
 export async function applyPlan(plan: Plan, clients: Clients, options: ApplyOptions = {}): Promise<ApplyReport> {
+  const states = new Map<string, unknown>();
   const context: ApplyContext = {
     clients,
-    integrationIds: new Map(),
     signal: options.signal,
     notice: options.notice ?? (() => undefined),
-    regionSettleTimeoutMs: options.regionSettleTimeoutMs ?? 300_000,
-    regionPollIntervalMs: options.regionPollIntervalMs ?? 250,
     createAttempts: options.createAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts,
-    created: [],
+    options,
+    state<T>(key: string, create: () => T): T {
+      if (!states.has(key)) states.set(key, create());
+      return states.get(key) as T;
+    },
   };
-  for (const action of plan.actions) {
-    const request = action.request;
-    if (request && (request.op === "none" || request.op === "updateIntegration") && request.apiId && request.name && request.integrationId) {
-      context.integrationIds.set(`${request.apiId}/${request.name}`, request.integrationId);
-    }
-  }
+  // what the plan already knows that later actions refer to (the integrationId a no-op's name resolved to)
+  for (const action of plan.actions) if (action.request) engineForOp(action.request.op)?.seed?.(action.request, context);
   const limit = pLimit(options.parallelism ?? 10);
   const outcomes: ActionOutcome[] = [];
   const progress = options.progress;
@@ -81,8 +78,9 @@ export async function applyPlan(plan: Plan, clients: Clients, options: ApplyOpti
         progress?.writeDone();
       }
     })));
-    // before anything targets what this phase created: adopt a twin another run created first (created-twins.ts)
-    for (const failure of await settleCreatedTwins(context, limit)) {
+    // before anything refers to what this phase created: settle it (an integration adopts a twin another run created first)
+    const settled = await Promise.all(allEngines().map((engine) => engine.settle?.(context, limit) ?? []));
+    for (const failure of settled.flat()) {
       const outcome = outcomes.findIndex((candidate) => candidate.address === failure.address && candidate.status === "done");
       if (outcome !== -1) outcomes[outcome] = { ...outcomes[outcome]!, status: "failed", error: failure.error };
     }

@@ -1,9 +1,11 @@
 import type { z } from "zod";
-import type { AlternateContactDocument, ApiDocument, IntegrationDocument, RegionOptInDocument, RouteDocument, RouteTarget } from "../desired/schema.js";
-import { ALTERNATE_CONTACT_TYPES, type AlternateContact, type Region } from "../spec/account.js";
-import { INTEGRATION_FIELDS, ROUTE_FIELDS, integrationServerDefaults, routeServerDefaults, type Integration, type ProtocolType, type Route } from "../spec/gateway.js";
+import type { AlternateContactDocument, ApiDocument, IntegrationDocument, RegionOptInDocument, RouteDocument } from "../desired/schema.js";
+import type { AlternateContact, Region } from "../spec/account.js";
+import type { Integration } from "../spec/gateway.js";
 import { SELF, type AccountKey } from "../desired/read-key.js";
-import type { LiveApi, LiveNeed, LiveState } from "./model.js";
+import type { ExportableApi } from "./kinds/kind-engine.js";
+import { exportingEngines } from "./kinds/registry.js";
+import type { LiveNeed, LiveState } from "./model.js";
 
 /**
  * `converge export`: live state as desired-state documents, such that planning the exported
@@ -44,30 +46,11 @@ export interface ExportResult {
   readonly problems: ReadonlyArray<string>;
 }
 
-/** Field order in exported specs: identity first, as the examples write them; then the rest in wire order. */
-const INTEGRATION_FIELD_ORDER = fieldOrder(
-  ["integrationType", "integrationSubtype", "integrationUri", "integrationMethod", "connectionType", "connectionId", "payloadFormatVersion", "timeoutInMillis", "description"],
-  Object.keys(INTEGRATION_FIELDS),
-);
-const ROUTE_FIELD_ORDER = fieldOrder(
-  ["routeKey", "target", "authorizationType", "authorizerId", "authorizationScopes", "apiKeyRequired", "operationName"],
-  Object.keys(ROUTE_FIELDS),
-);
-
-function fieldOrder(first: ReadonlyArray<string>, all: ReadonlyArray<string>): string[] {
-  return [...first, ...all.filter((field) => !first.includes(field))];
-}
-
-const OPT_IN_ENABLED: ReadonlySet<Region["RegionOptStatus"]> = new Set(["ENABLED", "ENABLING"]);
-
-/** The live reads an export needs: each API with its routes and integrations; each account's three contacts and its Regions. */
+/** The live reads an export needs: each API with its routes and integrations; what each exported kind reads of an account. */
 export function exportNeeds(scope: ExportScope): LiveNeed[] {
   return [
     ...scope.apis.map((apiId): LiveNeed => ({ type: "api", ref: apiId })),
-    ...scope.accounts.flatMap((account): LiveNeed[] => [
-      ...ALTERNATE_CONTACT_TYPES.map((contactType): LiveNeed => ({ type: "contact", account, contactType })),
-      { type: "regions", account },
-    ]),
+    ...scope.accounts.flatMap((account) => exportingEngines().flatMap((engine) => engine.exportNeeds?.(account) ?? [])),
   ];
 }
 
@@ -81,121 +64,78 @@ export function exportLiveState(live: LiveState, scope: ExportScope): ExportResu
     else files.push(exportApi({ ...api, protocolType: api.protocolType }));
   }
   for (const account of scope.accounts) {
-    const regions = live.regions[account];
-    if (!regions) {
+    if (!live.regions[account]) {
       problems.push(`the Regions of account ${account} were not read`);
       continue;
     }
-    const contacts = Object.fromEntries(ALTERNATE_CONTACT_TYPES.map((type) => [type, live.contacts[`${account}/${type}`] ?? null]));
-    files.push(exportAccount(account, contacts, regions));
+    files.push(exportAccountFrom(account, live));
   }
   return { files, problems };
 }
 
 /**
- * One API's file: a `kind: Api` document declaring its protocol (without `prune`), its integrations
- * pinned by integrationId under derived logical names, and its routes, whose targets name the
- * exported integration they point at. Service-managed routes and integrations become comments.
+ * One API's file: each exporting kind's documents of it (the `kind: Api` document declaring its
+ * protocol without `prune`, its integrations pinned by integrationId under derived logical names,
+ * its routes, whose targets name the exported integration they point at). Service-managed routes
+ * and integrations become comments.
  */
-export function exportApi(api: LiveApi & { readonly protocolType: ProtocolType }): ExportedFile {
-  const protocol = api.protocolType;
+export function exportApi(api: ExportableApi): ExportedFile {
   const names = integrationNames(api.integrations);
-  const apiDocument: ExportedDocument = { kind: "Api", api: api.apiId, spec: { protocolType: protocol } };
-  const integrationDocument = (integration: Integration): ExportedDocument => ({
-    kind: "Integration",
-    name: names.get(integration.integrationId)!,
-    api: api.apiId,
-    spec: {
-      integrationId: integration.integrationId,
-      ...specFields(integration, INTEGRATION_FIELD_ORDER, integrationServerDefaults(protocol)),
-    } as z.input<typeof IntegrationDocument>["spec"],
+  const parts = exportingEngines().flatMap((engine) => {
+    const part = engine.exportApi?.(api, names);
+    return part ? [{ noun: engine.model.kind.toLowerCase(), documents: part.documents, commented: part.commented }] : [];
   });
-  const managedIntegrationIds = new Set(api.integrations.filter((integration) => integration.apiGatewayManaged).map((integration) => integration.integrationId));
-  const routeDocument = (route: Route, targetsByName: boolean): ExportedDocument => {
-    const fields = specFields(route, ROUTE_FIELD_ORDER, routeServerDefaults(protocol));
-    const id = route.target?.startsWith("integrations/") ? route.target.slice("integrations/".length) : undefined;
-    const name = id !== undefined && (targetsByName || !managedIntegrationIds.has(id)) ? names.get(id) : undefined;
-    if (name !== undefined) fields.target = { integration: name } satisfies RouteTarget;
-    return { kind: "Route", api: api.apiId, spec: fields as z.input<typeof RouteDocument>["spec"] };
-  };
-  const managedRoutes = api.routes.filter((route) => route.apiGatewayManaged);
-  const managedIntegrations = api.integrations.filter((integration) => integration.apiGatewayManaged);
-  const managedCount = managedRoutes.length + managedIntegrations.length;
+  const managed = parts.flatMap((part) => (part.commented ? [{ noun: part.noun, documents: part.commented }] : []));
+  const managedCount = managed.reduce((sum, part) => sum + part.documents.length, 0);
   return {
     name: `api-${api.apiId}.yaml`,
     header: [
-      `API ${api.apiId}${api.name !== undefined ? ` ${JSON.stringify(api.name)}` : ""} (${protocol}), written by converge export.`,
+      `API ${api.apiId}${api.name !== undefined ? ` ${JSON.stringify(api.name)}` : ""} (${api.protocolType}), written by converge export.`,
       "Integrations are pinned by integrationId; fields at their server defaults are left out, and so",
       "are fields that are not set (omitted means \"don't care\": write null to require a field absent).",
       "No prune: routes and integrations added later are left alone until you add `prune: true`.",
     ],
-    documents: [
-      apiDocument,
-      ...api.integrations.filter((integration) => !integration.apiGatewayManaged).map(integrationDocument),
-      // a route that targets a managed integration targets it by ID: that integration is no document here
-      ...api.routes.filter((route) => !route.apiGatewayManaged).map((route) => routeDocument(route, false)),
-    ],
+    documents: parts.flatMap((part) => part.documents),
     commented: {
       note: managedCount === 0 ? [] : [
-        `Managed by the service (apiGatewayManaged: quick create): ${describeCount(managedIntegrations.length, "integration")} and ${describeCount(managedRoutes.length, "route")},`,
+        `Managed by the service (apiGatewayManaged: quick create): ${managed.map((part) => describeCount(part.documents.length, part.noun)).join(" and ")},`,
         "shown for reference and not declared, so converge leaves them alone. Uncomment them to claim",
         "them (e.g. before adding prune: true); converge never deletes them or changes a managed route's key.",
       ],
-      documents: [
-        ...managedIntegrations.map(integrationDocument),
-        ...managedRoutes.map((route) => routeDocument(route, true)),
-      ],
+      documents: managed.flatMap((part) => part.documents),
     },
   };
 }
 
 /**
- * One account's file: its alternate contacts, and a RegionOptIn document for every opt-in Region
- * (Regions enabled by default cannot be opted out of and are left out): enabled for ENABLED and
- * ENABLING, disabled for DISABLED and DISABLING. The caller's own account is written without `account`.
+ * One account's file: each exporting kind's documents of it (its alternate contacts, a RegionOptIn
+ * document for every opt-in Region). The caller's own account is written without `account`.
  */
 export function exportAccount(
   account: AccountKey,
   contacts: Readonly<Partial<Record<AlternateContact["AlternateContactType"], AlternateContact | null>>>,
   regions: Readonly<Record<string, Region["RegionOptStatus"]>>,
 ): ExportedFile {
-  const accountField = account === SELF ? {} : { account };
-  const missing = ALTERNATE_CONTACT_TYPES.filter((type) => !contacts[type]);
-  const contactDocuments = ALTERNATE_CONTACT_TYPES.flatMap((type): ExportedDocument[] => {
-    const contact = contacts[type];
-    if (!contact) return [];
-    return [{
-      kind: "AlternateContact",
-      ...accountField,
-      spec: { type, name: contact.Name, title: contact.Title, emailAddress: contact.EmailAddress, phoneNumber: contact.PhoneNumber },
-    }];
-  });
-  const regionDocuments = Object.entries(regions)
-    .filter(([, status]) => status !== "ENABLED_BY_DEFAULT")
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([region, status]): ExportedDocument => ({ kind: "RegionOptIn", ...accountField, spec: { region, enabled: OPT_IN_ENABLED.has(status) } }));
+  const live: LiveState = {
+    apis: {},
+    apiIdsByName: {},
+    contacts: Object.fromEntries(Object.entries(contacts).map(([type, contact]) => [`${account}/${type}`, contact ?? null])),
+    regions: { [account]: regions },
+  };
+  return exportAccountFrom(account, live);
+}
+
+function exportAccountFrom(account: AccountKey, live: LiveState): ExportedFile {
+  const parts = exportingEngines().flatMap((engine) => (engine.exportAccount ? [engine.exportAccount(account, live)] : []));
   return {
     name: `account-${account}.yaml`,
     header: [
       `${account === SELF ? "The caller's own account" : `Account ${account}`}: alternate contacts and opt-in Regions, written by converge export.`,
-      ...(missing.length > 0 ? [`No ${missing.join(", ")} contact is set (omitted: declare one, or ensure: absent to keep it so).`] : []),
-      "Regions enabled by default are left out: they cannot be opted out of.",
+      ...parts.flatMap((part) => part.header),
     ],
-    documents: [...contactDocuments, ...regionDocuments],
+    documents: parts.flatMap((part) => part.documents),
     commented: { note: [], documents: [] },
   };
-}
-
-/** The spec fields of a live resource, in `order`, without unset fields and server defaults. */
-function specFields(live: object, order: ReadonlyArray<string>, defaults: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const record = live as Record<string, unknown>;
-  const spec: Record<string, unknown> = {};
-  for (const field of order) {
-    const value = record[field];
-    if (value === undefined || value === null || (field in defaults && value === defaults[field])) continue;
-    spec[field] = value;
-  }
-  return spec;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { AlternateContact, Region } from "../spec/account.js";
+import type { KindRequest } from "./kinds/registry.js";
 import type { Integration, ProtocolType, Route } from "../spec/gateway.js";
 import type { Kind } from "../desired/schema.js";
 import type { AccountKey, ReadKey } from "../desired/read-key.js";
@@ -28,9 +29,12 @@ export interface LiveState {
   readonly regions: Readonly<Record<AccountKey, Readonly<Record<string, Region["RegionOptStatus"]>>>>;
 }
 
-/** What must be read before planning: a document's read key; an API's may come with the protocol an `Api` document declares. */
+/**
+ * What must be read before planning: a document's read key; an API's may come with the protocol an
+ * `Api` document declares (and, once a listing of APIs told them, its protocol and name).
+ */
 export type LiveNeed =
-  | (Extract<ReadKey, { type: "api" }> & { readonly protocolType?: ProtocolType | undefined })
+  | (Extract<ReadKey, { type: "api" }> & { readonly protocolType?: ProtocolType | undefined; readonly name?: string | undefined })
   | Exclude<ReadKey, { type: "api" }>;
 
 export type ActionType = "create" | "update" | "delete" | "no-op" | "refused";
@@ -64,20 +68,11 @@ export interface PlannedAction {
   readonly request?: ActionRequest | undefined;
 }
 
-export type ActionRequest =
-  | { readonly op: "putContact"; readonly account: AccountKey; readonly contact: AlternateContact }
-  | { readonly op: "deleteContact"; readonly account: AccountKey; readonly contactType: AlternateContact["AlternateContactType"] }
-  | { readonly op: "setRegion"; readonly account: AccountKey; readonly region: string; readonly enabled: boolean }
-  | { readonly op: "createIntegration"; readonly apiId: string; readonly name: string; readonly body: Readonly<Record<string, unknown>> }
-  | { readonly op: "updateIntegration"; readonly apiId: string; readonly name: string; readonly integrationId: string; readonly patch: Readonly<Record<string, unknown>> }
-  | { readonly op: "deleteIntegration"; readonly apiId: string; readonly integrationId: string }
-  | { readonly op: "createRoute"; readonly apiId: string; readonly body: Readonly<Record<string, unknown>>; readonly targetIntegration?: string | undefined }
-  | { readonly op: "updateRoute"; readonly apiId: string; readonly routeId: string; readonly patch: Readonly<Record<string, unknown>>; readonly targetIntegration?: string | undefined }
-  | { readonly op: "deleteRoute"; readonly apiId: string; readonly routeId: string }
-  | { readonly op: "none"; readonly apiId?: string; readonly name?: string; readonly integrationId?: string };
+/** A request of one kind's engine: exactly what apply sends (each kind defines its own, src/reconcile/kinds/). */
+export type ActionRequest = KindRequest;
 
 /**
- * Phases of apply (DESIGN.md §3: integrations before the routes that target them; deletes last,
+ * Phases of apply (README, "Plan and apply": integrations before the routes that target them; deletes last,
  * routes before integrations). Route updates come before route creates, so that a route renamed by
  * its pin frees its old key before a create takes it.
  */

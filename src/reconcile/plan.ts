@@ -7,18 +7,17 @@ import { problemAt } from "../desired/kinds/kind-model.js";
 import { readKeyText } from "../desired/read-key.js";
 import type { ApiRef, Kind } from "../desired/schema.js";
 import type { ProtocolType } from "../spec/gateway.js";
-import { engineOf, kindsInPlanOrder, needsOfDocument } from "./kinds/registry.js";
-import type { PlanContext } from "./kinds/kind-engine.js";
+import { allEngines, engineForOp, engineOf, kindsInPlanOrder, needsOfDocument } from "./kinds/registry.js";
+import type { Claim, ClaimCollection, PlanContext } from "./kinds/kind-engine.js";
 import { PLAN_FORMAT_VERSION, summarize, type LiveNeed, type LiveState, type Plan, type PlannedAction } from "./model.js";
 import { applyProtections } from "./protections.js";
-import { twinRepairActions, type TwinGroup } from "./twins.js";
 
 export interface PlanOptions {
   /** Prune every API an `Api` document declares, as if each said `prune: true`. */
   readonly prune?: boolean;
   /**
    * Repair identical twins of a declared integration in every API (`--repair-twins`); without it,
-   * only in APIs this plan prunes. See twins.ts.
+   * only in APIs this plan prunes. See kinds/integration-twins.ts.
    */
   readonly repairTwins?: boolean;
   /** Never plan a twin repair: twins stay an ambiguous match (drift reports what is, and never writes). */
@@ -67,9 +66,8 @@ export function fingerprint(live: LiveState): string {
  * them, `Api` documents last (pruning what nothing claimed); then the protections refuse what is unsafe.
  */
 export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, options: PlanOptions = {}): PlanResult {
-  const twins: TwinGroup[] = [];
   const claimed = new Map<string, Set<string>>();
-  const context = createPlanContext(live, options, documents, twins, claimed);
+  const context = createPlanContext(live, options, documents, claimed);
   const problems: DesiredStateProblem[] = [];
   const actions: PlannedAction[] = [];
   const order = new Map<Kind, number>(kindsInPlanOrder().map((kind, index) => [kind, index]));
@@ -81,7 +79,7 @@ export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, 
     actions.push(...result.actions);
     problems.push(...result.problems);
   }
-  actions.push(...twinRepairActions(twins, actions, context));
+  for (const engine of allEngines()) if (engine.repairs) actions.push(...engine.repairs(actions, context));
   problems.push(...resolvedCrossCheck(documents, live));
   if (options.removed && options.removed.length > 0) {
     const removed = planRemoved(options.removed, context, order, new Map([...claimed].map(([key, ids]) => [key, new Set(ids)])));
@@ -113,9 +111,8 @@ export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, 
 function planRemoved(removed: ReadonlyArray<LoadedDocument>, context: PlanContext, order: ReadonlyMap<Kind, number>, claimedByDocuments: ReadonlyMap<string, ReadonlySet<string>>): { actions: PlannedAction[]; problems: DesiredStateProblem[] } {
   const actions: PlannedAction[] = [];
   const problems: DesiredStateProblem[] = [];
-  const declared = (request: PlannedAction["request"]): boolean =>
-    (request?.op === "deleteIntegration" && (claimedByDocuments.get(`integrations/${request.apiId}`)?.has(request.integrationId) ?? false)) ||
-    (request?.op === "deleteRoute" && (claimedByDocuments.get(`routes/${request.apiId}`)?.has(request.routeId) ?? false));
+  const deletedBy = (action: PlannedAction) => (action.request ? engineForOp(action.request.op)?.deleted?.(action.request) : undefined);
+  const declared = (claim: Claim | undefined): boolean => claim !== undefined && (claimedByDocuments.get(`${claim.collection}/${claim.apiId}`)?.has(claim.id) ?? false);
   const planned = [...removed].sort((a, b) => order.get(a.document.kind)! - order.get(b.document.kind)!).map((loaded) => {
     const document = loaded.document;
     const resolved = "api" in document ? context.resolveApi(document.api) : undefined;
@@ -125,21 +122,15 @@ function planRemoved(removed: ReadonlyArray<LoadedDocument>, context: PlanContex
       return { actions: [], problems: ambiguous ? [problemAt(loaded, ["api"], resolved.problem)] : [] };
     }
     const result = engineOf(document.kind).plan(loaded, context);
-    const deletes = result.actions.filter((action) => action.type === "delete" && !declared(action.request));
-    return { actions: deletes.map((action) => ({ ...action, reason: `no longer declared (${liveIdOf(action.request)}, listed by the previous deploy)` })), problems: result.problems };
+    const deletes = result.actions.filter((action) => action.type === "delete" && !declared(deletedBy(action)?.claim));
+    const reason = (action: PlannedAction) => `no longer declared (${deletedBy(action)?.description ?? "its live resource"}, listed by the previous deploy)`;
+    return { actions: deletes.map((action) => ({ ...action, reason: reason(action) })), problems: result.problems };
   });
   for (const result of planned) {
     actions.push(...result.actions);
     problems.push(...result.problems);
   }
   return { actions, problems };
-}
-
-function liveIdOf(request: PlannedAction["request"]): string {
-  if (request?.op === "deleteIntegration") return `integration ${request.integrationId}`;
-  if (request?.op === "deleteRoute") return `route ${request.routeId}`;
-  if (request?.op === "deleteContact") return `contact ${request.contactType} of ${request.account}`;
-  return "its live resource";
 }
 
 /**
@@ -158,8 +149,8 @@ function resolvedCrossCheck(documents: ReadonlyArray<LoadedDocument>, live: Live
   return crossCheckDocuments(documents, { resolvedApiKey });
 }
 
-function createPlanContext(live: LiveState, options: PlanOptions, documents: ReadonlyArray<LoadedDocument>, twins: TwinGroup[], claimed: Map<string, Set<string>>): PlanContext {
-  const claimsOf = (collection: string, apiId: string) => {
+function createPlanContext(live: LiveState, options: PlanOptions, documents: ReadonlyArray<LoadedDocument>, claimed: Map<string, Set<string>>): PlanContext {
+  const claimsOf = (collection: ClaimCollection, apiId: string) => {
     const key = `${collection}/${apiId}`;
     let ids = claimed.get(key);
     if (!ids) {
@@ -201,7 +192,6 @@ function createPlanContext(live: LiveState, options: PlanOptions, documents: Rea
       pruned ??= new Set(documents.map((loaded) => engineOf(loaded.document.kind).prunes?.(loaded, context)).filter((id): id is string => id !== undefined));
       return pruned.has(apiId) ? "pruned" : options.repairTwins ? "repair-twins" : undefined;
     },
-    recordTwins: (group) => void twins.push(group),
   };
   return context;
 }

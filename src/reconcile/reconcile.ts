@@ -6,7 +6,7 @@ import type { SourceLocation } from "../desired/desired-state-error.js";
 import { PLAN_FORMAT_VERSION, type LiveState, type Plan } from "./model.js";
 import { needsOf, plan, type PlanResult } from "./plan.js";
 import type { Progress } from "./progress.js";
-import { readLive } from "./read-live.js";
+import { readLive } from "./live-reader.js";
 
 export interface ReconcileOptions {
   readonly prune?: boolean;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseDesiredText, type LoadedDocument } from "../../src/desired/load.js";
-import { classifyDrift } from "../../src/reconcile/drift.js";
+import { classifyDrift } from "../../src/reconcile/drift-classify.js";
 import type { DriftResource } from "../../src/reconcile/drift-report.js";
 import type { LiveState } from "../../src/reconcile/model.js";
 import type { Integration, Route } from "../../src/spec/gateway.js";

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { shardBucketOf } from "../../src/reconcile/drift.js";
+import { shardBucketOf } from "../../src/reconcile/drift-shards.js";
 import type { RunningService } from "../../src/service/index.js";
 import { describeCliResult } from "../support/cli.js";
 import { E2E_TIMEOUT_MS, ORDERS_API, converge, useE2eResources, writeFiles } from "../e2e/e2e-fixture.js";

@@ -3,7 +3,7 @@ import { describe, expect, test } from "vitest";
 import { loadDesiredState } from "../../src/desired/load.js";
 import { exportLiveState, exportNeeds, type ExportScope } from "../../src/reconcile/export.js";
 import { SELF } from "../../src/desired/read-key.js";
-import { readLive } from "../../src/reconcile/read-live.js";
+import { readLive } from "../../src/reconcile/live-reader.js";
 import { readAndPlan } from "../../src/reconcile/reconcile.js";
 import { renderExportedFile } from "../../src/reconcile/render-export.js";
 import { startService, type RunningService, type WorldInput } from "../../src/service/index.js";

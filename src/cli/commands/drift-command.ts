@@ -1,6 +1,7 @@
 import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { extname } from "node:path";
-import { detectDrift, shardBucketOf } from "../../reconcile/drift.js";
+import { detectDrift } from "../../reconcile/drift.js";
+import { shardBucketOf } from "../../reconcile/drift-shards.js";
 import { driftExitCode, mergeDriftReports, parseDriftReport, type DriftReport, type ShardSpec } from "../../reconcile/drift-report.js";
 import { renderDriftAsJUnit, renderDriftAsMarkdown, renderDriftAsText } from "../../reconcile/render-drift.js";
 import { renderDriftAsHtml } from "../../reconcile/render-drift-html.js";

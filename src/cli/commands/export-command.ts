@@ -4,7 +4,7 @@ import { ACCOUNT_ID_PATTERN } from "../../spec/account.js";
 import { documentJsonSchema } from "../../desired/schema.js";
 import { exportLiveState, exportNeeds, type ExportScope, type ExportedFile } from "../../reconcile/export.js";
 import { SELF } from "../../desired/read-key.js";
-import { readLive } from "../../reconcile/read-live.js";
+import { readLive } from "../../reconcile/live-reader.js";
 import { renderExportStream, renderExportedFile } from "../../reconcile/render-export.js";
 import { CliError } from "../cli-error.js";
 import { connect, type ConnectionFlags } from "../connection.js";

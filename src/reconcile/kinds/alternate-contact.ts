@@ -1,10 +1,12 @@
 import { accountOf, alternateContactModel } from "../../desired/kinds/alternate-contact.js";
-import { SELF } from "../../desired/read-key.js";
+import { SELF, type AccountKey } from "../../desired/read-key.js";
 import type { AlternateContactDocument } from "../../desired/schema.js";
-import type { AlternateContact } from "../../spec/account.js";
+import { ALTERNATE_CONTACT_TYPES, type AlternateContact } from "../../spec/account.js";
 import { diffFields } from "../diff.js";
-import { PHASE, type PlannedAction } from "../model.js";
-import type { KindEngine } from "./kind-engine.js";
+import type { ExportedDocument } from "../export.js";
+import { PHASE } from "../model.js";
+import type { LiveNeed } from "../model.js";
+import { decide, type KindEngine, type ReadKeySource } from "./kind-engine.js";
 
 const trim = (value: unknown) => (typeof value === "string" ? value.trim() : value);
 
@@ -13,8 +15,13 @@ export function accountIdField(account: string): { AccountId?: string } {
   return account === SELF ? {} : { AccountId: account };
 }
 
+/** The requests of the AlternateContact engine. */
+export type AlternateContactRequest =
+  | { readonly op: "putContact"; readonly account: AccountKey; readonly contact: AlternateContact }
+  | { readonly op: "deleteContact"; readonly account: AccountKey; readonly contactType: AlternateContact["AlternateContactType"] };
+
 /** AlternateContact: one GetAlternateContact per document; PutAlternateContact creates and updates. */
-export const alternateContactEngine: KindEngine<AlternateContactDocument> = {
+export const alternateContactEngine = {
   model: alternateContactModel,
   planOrder: 2,
   ops: ["putContact", "deleteContact"],
@@ -24,41 +31,68 @@ export const alternateContactEngine: KindEngine<AlternateContactDocument> = {
     const account = accountOf(document);
     const key = `${account}/${document.spec.type}`;
     const live = context.live.contacts[key];
-    const base = { kind: "AlternateContact" as const, address: `AlternateContact/${key}`, name: key, identity: key, source: loaded.source, phase: PHASE.independent };
-    const action = (fields: Omit<PlannedAction, keyof typeof base>): PlannedAction => ({ ...base, ...fields });
     if (live === undefined) {
       return { actions: [], problems: [{ ...loaded.source, path: "", message: `the live contact ${key} was not read` }] };
     }
-    if (document.ensure === "absent") {
-      if (live === null) return { problems: [], actions: [action({ type: "no-op", changes: [] })] };
-      return {
-        problems: [],
-        actions: [action({ type: "delete", changes: [], reason: "ensure: absent", request: { op: "deleteContact", account, contactType: document.spec.type } })],
-      };
-    }
     const spec = document.spec as { type: AlternateContact["AlternateContactType"]; name: string; title: string; emailAddress: string; phoneNumber: string };
-    const contact: AlternateContact = {
-      AlternateContactType: spec.type,
-      EmailAddress: spec.emailAddress,
-      Name: spec.name,
-      PhoneNumber: spec.phoneNumber,
-      Title: spec.title,
-    };
-    const request = { op: "putContact" as const, account, contact };
-    if (live === null) {
-      const changes = Object.entries(spec).filter(([field]) => field !== "type").map(([path, after]) => ({ path, before: null, after }));
-      return { problems: [], actions: [action({ type: "create", changes, request })] };
-    }
-    const liveSpec = { name: live.Name, title: live.Title, emailAddress: live.EmailAddress, phoneNumber: live.PhoneNumber };
-    const changes = diffFields({ name: spec.name, title: spec.title, emailAddress: spec.emailAddress, phoneNumber: spec.phoneNumber }, liveSpec, { normalize: { emailAddress: trim } });
-    return { problems: [], actions: [action(changes.length === 0 ? { type: "no-op", changes } : { type: "update", changes, request })] };
+    const put = (): AlternateContactRequest => ({
+      op: "putContact",
+      account,
+      contact: { AlternateContactType: spec.type, EmailAddress: spec.emailAddress, Name: spec.name, PhoneNumber: spec.phoneNumber, Title: spec.title },
+    });
+    return decide<AlternateContact>({
+      base: { kind: "AlternateContact", address: `AlternateContact/${key}`, name: key, identity: key, source: loaded.source, phase: PHASE.independent },
+      ensure: document.ensure,
+      live: live ?? undefined,
+      phases: { present: PHASE.independent, delete: PHASE.independent },
+      delete: () => ({ op: "deleteContact", account, contactType: document.spec.type }),
+      create: () => ({ changes: Object.entries(spec).filter(([field]) => field !== "type").map(([path, after]) => ({ path, before: null, after })), request: put() }),
+      compare(contact) {
+        const liveSpec = { name: contact.Name, title: contact.Title, emailAddress: contact.EmailAddress, phoneNumber: contact.PhoneNumber };
+        const wanted = { name: spec.name, title: spec.title, emailAddress: spec.emailAddress, phoneNumber: spec.phoneNumber };
+        return { changes: diffFields(wanted, liveSpec, { normalize: { emailAddress: trim } }), request: put() };
+      },
+    });
   },
 
   async execute(request, context) {
     if (request.op === "putContact") {
       await context.clients.account.putAlternateContact({ ...accountIdField(request.account), ...request.contact }, { signal: context.signal });
-    } else if (request.op === "deleteContact") {
+    } else {
       await context.clients.account.deleteAlternateContact({ ...accountIdField(request.account), AlternateContactType: request.contactType }, { signal: context.signal });
     }
   },
+
+  deleted: (request) => (request.op === "deleteContact" ? { description: `contact ${request.contactType} of ${request.account}` } : undefined),
+
+  exportOrder: 0,
+  exportNeeds: (account) => ALTERNATE_CONTACT_TYPES.map((contactType) => ({ type: "contact", account, contactType })),
+  exportAccount(account, live) {
+    const missing = ALTERNATE_CONTACT_TYPES.filter((type) => !live.contacts[`${account}/${type}`]);
+    const documents = ALTERNATE_CONTACT_TYPES.flatMap((type): ExportedDocument[] => {
+      const contact = live.contacts[`${account}/${type}`];
+      if (!contact) return [];
+      return [{
+        kind: "AlternateContact",
+        ...(account === SELF ? {} : { account }),
+        spec: { type, name: contact.Name, title: contact.Title, emailAddress: contact.EmailAddress, phoneNumber: contact.PhoneNumber },
+      }];
+    });
+    return { documents, header: missing.length > 0 ? [`No ${missing.join(", ")} contact is set (omitted: declare one, or ensure: absent to keep it so).`] : [] };
+  },
+} satisfies KindEngine<AlternateContactDocument, AlternateContactRequest>;
+
+/** The `contact` read key: one GetAlternateContact (null when the account has none of that type). */
+export const contactSource: ReadKeySource<Extract<LiveNeed, { type: "contact" }>> = {
+  count: () => 1,
+  describe: (need) => `the ${need.contactType} contact of ${describeAccount(need.account)}`,
+  async read(need, { clients, signal }) {
+    const contact = await clients.account.getAlternateContact({ ...accountIdField(need.account), AlternateContactType: need.contactType }, { signal });
+    return { contacts: { [`${need.account}/${need.contactType}`]: contact ?? null } };
+  },
 };
+
+/** An account for people: `account 222222222222`, or the caller's own. */
+export function describeAccount(account: AccountKey): string {
+  return account === SELF ? "the caller's account" : `account ${account}`;
+}

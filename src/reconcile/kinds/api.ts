@@ -1,6 +1,7 @@
 import { apiModel } from "../../desired/kinds/api.js";
 import { problemAt } from "../../desired/kinds/kind-model.js";
 import type { ApiDocument } from "../../desired/schema.js";
+import type { ExportedDocument } from "../export.js";
 import { PHASE, type PlannedAction } from "../model.js";
 import type { KindEngine } from "./kind-engine.js";
 import { integrationAddress, routeAddress } from "./gateway-common.js";
@@ -10,7 +11,7 @@ import { integrationAddress, routeAddress } from "./gateway-common.js";
  * --prune) every live route and integration no document declares is deleted; the protections
  * still refuse managed resources and integrations a live route targets.
  */
-export const apiEngine: KindEngine<ApiDocument> = {
+export const apiEngine = {
   model: apiModel,
   planOrder: 4,
   ops: [],
@@ -54,4 +55,8 @@ export const apiEngine: KindEngine<ApiDocument> = {
   async execute() {
     // Api documents plan route and integration deletes, which the Route and Integration engines execute
   },
-};
+
+  exportOrder: 0,
+  /** The API's own document: its protocol, without `prune` (routes and integrations added later are left alone). */
+  exportApi: (api) => ({ documents: [{ kind: "Api", api: api.apiId, spec: { protocolType: api.protocolType } } satisfies ExportedDocument] }),
+} satisfies KindEngine<ApiDocument, never>;

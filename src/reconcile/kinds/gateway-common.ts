@@ -3,8 +3,9 @@ import { problemAt } from "../../desired/kinds/kind-model.js";
 import type { LoadedDocument } from "../../desired/load.js";
 import type { IntegrationDocument, RouteDocument } from "../../desired/schema.js";
 import type { ProtocolType } from "../../spec/gateway.js";
-import type { LiveApi } from "../model.js";
-import type { KindPlan, PlanContext } from "./kind-engine.js";
+import { collect, isNotFound } from "../../clients/index.js";
+import type { LiveApi, LiveNeed } from "../model.js";
+import type { KindPlan, PlanContext, ReadKeySource } from "./kind-engine.js";
 
 export function routeAddress(apiId: string, routeKey: string): string {
   return `Route/${apiId}/${routeKey}`;
@@ -29,3 +30,35 @@ export function resolveGatewayDocument(
   if (problems.length > 0) return { failed: { actions: [], problems } };
   return { apiId, protocolType, liveApi: context.live.apis[apiId]! };
 }
+
+/**
+ * The `api` read key (Route, Integration and Api documents): an API's routes and integrations, two
+ * paged listings side by side, after a GetApi when its protocol is not known yet. An API that does
+ * not exist reads as nothing.
+ */
+export const apiSource: ReadKeySource<Extract<LiveNeed, { type: "api" }>> = {
+  count: (need) => (need.protocolType ? 2 : 3),
+  describe: (need) => (typeof need.ref === "string" ? `the routes and integrations of API ${need.ref}` : `the API named ${JSON.stringify(need.ref.name)}`),
+  async read(need, { clients, signal, readDone }) {
+    if (typeof need.ref !== "string") throw new Error(`the API named ${JSON.stringify(need.ref.name)} is read by its apiId, once a listing of APIs resolved the name`);
+    const apiId = need.ref;
+    let { protocolType, name } = need;
+    if (!protocolType) {
+      const api = await clients.gateway.getApi(apiId, { signal });
+      readDone();
+      if (!api) return {};
+      protocolType = api.protocolType;
+      name = api.name;
+    }
+    try {
+      const [routes, integrations] = await Promise.all([
+        collect(clients.gateway.routes(apiId, { signal })).finally(readDone),
+        collect(clients.gateway.integrations(apiId, { signal })).finally(readDone),
+      ]);
+      return { apis: { [apiId]: { apiId, name, protocolType, routes, integrations } } };
+    } catch (error) {
+      if (!isNotFound(error, "Api")) throw error;
+      return {};
+    }
+  },
+};

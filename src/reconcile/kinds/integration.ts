@@ -1,117 +1,77 @@
+import type { z } from "zod";
+import type { DesiredStateProblem } from "../../desired/desired-state-error.js";
 import { protocolProblems } from "../../desired/kinds/gateway-checks.js";
 import { NATURAL_KEY_FIELDS, integrationModel } from "../../desired/kinds/integration.js";
 import { problemAt } from "../../desired/kinds/kind-model.js";
+import type { LoadedDocument } from "../../desired/load.js";
 import type { IntegrationDocument } from "../../desired/schema.js";
-import { integrationServerDefaults, type Integration } from "../../spec/gateway.js";
+import { INTEGRATION_FIELDS, integrationServerDefaults, type Integration } from "../../spec/gateway.js";
 import { collect, isAmbiguousWrite } from "../../clients/index.js";
-import { bodyOf, deepEqual, diffFields, patchOf } from "../diff.js";
-import { PHASE, type PlannedAction } from "../model.js";
-import type { ApplyContext, KindEngine } from "./kind-engine.js";
+import { bodyOf, diffFields, patchOf } from "../diff.js";
+import { fieldOrder, specFields } from "../export-fields.js";
+import type { ExportedDocument } from "../export.js";
+import { PHASE } from "../model.js";
+import { creationChanges, decide, type ApplyContext, type ExportableApi, type KindEngine, type PlanContext } from "./kind-engine.js";
 import { resolveGatewayDocument, integrationAddress } from "./gateway-common.js";
-import { resolveTwins } from "../twins.js";
-
-const NATURAL_KEY_DEFAULTS: Readonly<Record<string, unknown>> = { connectionType: "INTERNET" };
-
-/**
- * Whether a live integration matches a document's natural key: every key field the document sets
- * equals the live one (server defaults filled in); a field set to null must be absent; an omitted
- * field matches anything.
- */
-export function matchesNaturalKey(spec: Readonly<Record<string, unknown>>, live: Integration): boolean {
-  return NATURAL_KEY_FIELDS.every((field) => {
-    const want = spec[field];
-    if (want === undefined) return true;
-    const have = (live as Record<string, unknown>)[field] ?? NATURAL_KEY_DEFAULTS[field] ?? null;
-    return want === null ? have === null || deepEqual(have, NATURAL_KEY_DEFAULTS[field]) : deepEqual(want, have);
-  });
-}
-
+import { settleCreatedTwins } from "./integration-created-twins.js";
+import { createdIntegrations, integrationIds, matchesNaturalKey } from "./integration-identity.js";
+import { resolveTwins, twinRepairActions } from "./integration-twins.js";
+import { routesTargeting } from "./route.js";
 
 function describeCandidate(integration: Integration): string {
   const parts = [integration.integrationId, integration.integrationType, integration.integrationMethod, integration.integrationUri].filter(Boolean);
   return parts.join(" ");
 }
 
+/** The requests of the Integration engine (`none`: a no-op that records the integrationId its name resolved to). */
+export type IntegrationRequest =
+  | { readonly op: "createIntegration"; readonly apiId: string; readonly name: string; readonly body: Readonly<Record<string, unknown>> }
+  | { readonly op: "updateIntegration"; readonly apiId: string; readonly name: string; readonly integrationId: string; readonly patch: Readonly<Record<string, unknown>> }
+  | { readonly op: "deleteIntegration"; readonly apiId: string; readonly integrationId: string }
+  | { readonly op: "none"; readonly apiId?: string; readonly name?: string; readonly integrationId?: string };
+
 /** Integration: matched by a pinned integrationId, else by its natural key; several live matches are refused with the candidates. */
-export const integrationEngine: KindEngine<IntegrationDocument> = {
+export const integrationEngine = {
   model: integrationModel,
   planOrder: 0,
-  ops: ["createIntegration", "updateIntegration", "deleteIntegration"],
+  ops: ["createIntegration", "updateIntegration", "deleteIntegration", "none"],
 
   plan(loaded, context) {
     const document = loaded.document;
     const resolved = resolveGatewayDocument(loaded, context);
     if ("failed" in resolved) return resolved.failed;
     const { apiId, protocolType, liveApi } = resolved;
-    const address = integrationAddress(apiId, document.name);
-    const base = { kind: "Integration" as const, address, name: document.name, identity: `${apiId}/${document.name}`, source: loaded.source };
-    const action = (fields: Omit<PlannedAction, keyof typeof base>): PlannedAction => ({ ...base, ...fields });
     const spec = document.spec as Record<string, unknown>;
-
-    let match: Integration | undefined;
-    if (document.spec.integrationId !== undefined) {
-      match = liveApi.integrations.find((live) => live.integrationId === document.spec.integrationId);
-      if (!match && document.ensure === "present") {
-        return { problems: [], actions: [action({ type: "refused", phase: PHASE.integrations, changes: [], reason: `pinned integrationId ${document.spec.integrationId} does not exist in API ${apiId}: remove the pin to create a new integration` })] };
-      }
-    } else {
-      // most documents set integrationUri: look at the live integrations with that URI only
-      const byUri = context.memo(`integrations-by-uri/${apiId}`, () => {
-        const index = new Map<string, Integration[]>();
-        for (const live of liveApi.integrations) {
-          const uri = live.integrationUri ?? "";
-          const group = index.get(uri);
-          if (group) group.push(live);
-          else index.set(uri, [live]);
+    const matched = matchIntegration(loaded, apiId, liveApi.integrations, context);
+    if ("problems" in matched) return { actions: [], problems: matched.problems };
+    const match = matched.match;
+    if (match) context.claim("integrations", apiId, match.integrationId);
+    return decide<Integration>({
+      base: { kind: "Integration", address: integrationAddress(apiId, document.name), name: document.name, identity: `${apiId}/${document.name}`, source: loaded.source },
+      ensure: document.ensure,
+      live: match,
+      phases: { present: PHASE.integrations, delete: PHASE.integrationDeletes },
+      delete: (live) => ({ op: "deleteIntegration", apiId, integrationId: live.integrationId }),
+      create() {
+        if (document.spec.integrationId !== undefined) {
+          return { refused: `pinned integrationId ${document.spec.integrationId} does not exist in API ${apiId}: remove the pin to create a new integration` };
         }
-        return index;
-      });
-      const pool = typeof spec.integrationUri === "string" ? byUri.get(spec.integrationUri) ?? [] : liveApi.integrations;
-      const candidates = pool.filter((live) => matchesNaturalKey(spec, live) && !context.isClaimed("integrations", apiId, live.integrationId));
-      const twins = candidates.length > 1 ? resolveTwins(loaded, apiId, candidates, context) : undefined;
-      if (twins && "hint" in twins) {
+        const problems = protocolType ? protocolProblems(loaded, protocolType, true) : [];
+        if (problems.length > 0) return { problems };
+        context.resolveIntegrationName(apiId, document.name, "pending");
+        const body = bodyOf(spec, ["integrationId"]);
+        return { changes: creationChanges(body), request: { op: "createIntegration", apiId, name: document.name, body } };
+      },
+      compare(live) {
+        context.resolveIntegrationName(apiId, document.name, live.integrationId);
+        const changes = diffFields(spec, live as Record<string, unknown>, { defaults: integrationServerDefaults(protocolType), ignore: ["integrationId"] });
         return {
-          actions: [],
-          problems: [problemAt(loaded, ["spec"], `integration ${JSON.stringify(document.name)} matches ${candidates.length} live integrations of API ${apiId} by its natural key (${NATURAL_KEY_FIELDS.join(", ")}): ${candidates.map(describeCandidate).join("; ")}. Pin the one you mean with spec.integrationId${twins.hint}`)],
+          changes,
+          request: { op: "updateIntegration", apiId, name: document.name, integrationId: live.integrationId, patch: patchOf(changes) },
+          unchanged: { op: "none", apiId, name: document.name, integrationId: live.integrationId },
         };
-      }
-      match = twins ? twins.survivor : candidates[0];
-    }
-
-    if (document.ensure === "absent") {
-      if (!match) return { problems: [], actions: [action({ type: "no-op", phase: PHASE.integrationDeletes, changes: [] })] };
-      context.claim("integrations", apiId, match.integrationId);
-      return { problems: [], actions: [action({ type: "delete", phase: PHASE.integrationDeletes, changes: [], reason: "ensure: absent", request: { op: "deleteIntegration", apiId, integrationId: match.integrationId } })] };
-    }
-    if (!match) {
-      const createProblems = protocolType ? protocolProblems(loaded, protocolType, true) : [];
-      if (createProblems.length > 0) return { actions: [], problems: createProblems };
-      context.resolveIntegrationName(apiId, document.name, "pending");
-      const body = bodyOf(spec, ["integrationId"]);
-      return {
-        problems: [],
-        actions: [action({
-          type: "create",
-          phase: PHASE.integrations,
-          changes: Object.entries(body).map(([path, after]) => ({ path, before: null, after })),
-          request: { op: "createIntegration", apiId, name: document.name, body },
-        })],
-      };
-    }
-    context.claim("integrations", apiId, match.integrationId);
-    context.resolveIntegrationName(apiId, document.name, match.integrationId);
-    const changes = diffFields(spec, match as Record<string, unknown>, { defaults: integrationServerDefaults(protocolType), ignore: ["integrationId"] });
-    const known = { op: "none" as const, apiId, name: document.name, integrationId: match.integrationId };
-    if (changes.length === 0) return { problems: [], actions: [action({ type: "no-op", phase: PHASE.integrations, changes, request: known })] };
-    return {
-      problems: [],
-      actions: [action({
-        type: "update",
-        phase: PHASE.integrations,
-        changes,
-        request: { op: "updateIntegration", apiId, name: document.name, integrationId: match.integrationId, patch: patchOf(changes) },
-      })],
-    };
+      },
+    });
   },
 
   async execute(request, context) {
@@ -120,13 +80,13 @@ export const integrationEngine: KindEngine<IntegrationDocument> = {
     switch (request.op) {
       case "createIntegration": {
         const created = await createIntegrationOnce(request.apiId, request.body, context);
-        context.integrationIds.set(`${request.apiId}/${request.name}`, created.integration.integrationId);
-        context.created.push({ apiId: request.apiId, name: request.name, ...created });
+        integrationIds(context).set(`${request.apiId}/${request.name}`, created.integration.integrationId);
+        createdIntegrations(context).push({ apiId: request.apiId, name: request.name, ...created });
         return;
       }
       case "updateIntegration":
         await gateway.updateIntegration(request.apiId, request.integrationId, request.patch, { signal });
-        context.integrationIds.set(`${request.apiId}/${request.name}`, request.integrationId);
+        integrationIds(context).set(`${request.apiId}/${request.name}`, request.integrationId);
         return;
       case "deleteIntegration":
         await gateway.deleteIntegration(request.apiId, request.integrationId, { signal });
@@ -135,7 +95,76 @@ export const integrationEngine: KindEngine<IntegrationDocument> = {
         return;
     }
   },
-};
+
+  repairs: (planned, context) => twinRepairActions(planned, context),
+
+  refusal(request, _action, context) {
+    if (request.op !== "deleteIntegration") return undefined;
+    const integration = context.live.apis[request.apiId]?.integrations.find((candidate) => candidate.integrationId === request.integrationId);
+    if (integration?.apiGatewayManaged) {
+      return `integration ${integration.integrationId} is managed by the service (quick create): it may be updated, never deleted`;
+    }
+    const targeting = routesTargeting(context, request.apiId, `integrations/${request.integrationId}`);
+    if (targeting.length > 0) {
+      return `integration ${request.integrationId} is still the target of route${targeting.length > 1 ? "s" : ""} ${targeting.join(", ")}: retarget or delete ${targeting.length > 1 ? "them" : "it"} first`;
+    }
+    return undefined;
+  },
+
+  deleted: (request) => (request.op === "deleteIntegration"
+    ? { description: `integration ${request.integrationId}`, claim: { collection: "integrations", apiId: request.apiId, id: request.integrationId } }
+    : undefined),
+
+  provides: (request) => (request.op === "createIntegration" ? `${request.apiId}/${request.name}` : undefined),
+
+  seed(request, context) {
+    if ((request.op === "none" || request.op === "updateIntegration") && request.apiId && request.name && request.integrationId) {
+      integrationIds(context).set(`${request.apiId}/${request.name}`, request.integrationId);
+    }
+  },
+
+  settle: (context, limit) => settleCreatedTwins(context, limit),
+
+  exportOrder: 1,
+  exportApi: (api, names) => exportIntegrations(api, names),
+} satisfies KindEngine<IntegrationDocument, IntegrationRequest>;
+
+/**
+ * The live integration a document declares: its pinned one, else the one its natural key matches
+ * (identical twins repaired where allowed, integration-twins.ts); several others are a problem.
+ */
+function matchIntegration(
+  loaded: LoadedDocument<IntegrationDocument>,
+  apiId: string,
+  integrations: ReadonlyArray<Integration>,
+  context: PlanContext,
+): { readonly match: Integration | undefined } | { readonly problems: DesiredStateProblem[] } {
+  const document = loaded.document;
+  const spec = document.spec as Record<string, unknown>;
+  if (document.spec.integrationId !== undefined) return { match: integrations.find((live) => live.integrationId === document.spec.integrationId) };
+  // most documents set integrationUri: look at the live integrations with that URI only
+  const byUri = context.memo(`integrations-by-uri/${apiId}`, () => {
+    const index = new Map<string, Integration[]>();
+    for (const live of integrations) {
+      const uri = live.integrationUri ?? "";
+      const group = index.get(uri);
+      if (group) group.push(live);
+      else index.set(uri, [live]);
+    }
+    return index;
+  });
+  const pool = typeof spec.integrationUri === "string" ? byUri.get(spec.integrationUri) ?? [] : integrations;
+  const candidates = pool.filter((live) => matchesNaturalKey(spec, live) && !context.isClaimed("integrations", apiId, live.integrationId));
+  const twins = candidates.length > 1 ? resolveTwins(loaded, apiId, candidates, context) : undefined;
+  if (twins && "hint" in twins) {
+    const listed = candidates.map(describeCandidate).join("; ");
+    return {
+      problems: [problemAt(loaded, ["spec"], `integration ${JSON.stringify(document.name)} matches ${candidates.length} live integrations of API ${apiId} by its natural key `
+        + `(${NATURAL_KEY_FIELDS.join(", ")}): ${listed}. Pin the one you mean with spec.integrationId${twins.hint}`)],
+    };
+  }
+  return { match: twins ? twins.survivor : candidates[0] };
+}
 
 /**
  * Creates an integration without ever duplicating it: after an ambiguous failure, the API's
@@ -161,5 +190,28 @@ async function createIntegrationOnce(apiId: string, body: Readonly<Record<string
 }
 
 function claimedIds(context: ApplyContext): Set<string> {
-  return new Set(context.integrationIds.values());
+  return new Set(integrationIds(context).values());
+}
+
+/** Field order in exported specs: identity first, as the examples write them; then the rest in wire order. */
+const INTEGRATION_FIELD_ORDER = fieldOrder(
+  ["integrationType", "integrationSubtype", "integrationUri", "integrationMethod", "connectionType", "connectionId", "payloadFormatVersion", "timeoutInMillis", "description"],
+  Object.keys(INTEGRATION_FIELDS),
+);
+
+/** An API's integrations as documents, pinned by integrationId under their derived logical names; managed ones apart. */
+function exportIntegrations(api: ExportableApi, names: ReadonlyMap<string, string>): { documents: ExportedDocument[]; commented: ExportedDocument[] } {
+  const document = (integration: Integration): ExportedDocument => ({
+    kind: "Integration",
+    name: names.get(integration.integrationId)!,
+    api: api.apiId,
+    spec: {
+      integrationId: integration.integrationId,
+      ...specFields(integration, INTEGRATION_FIELD_ORDER, integrationServerDefaults(api.protocolType)),
+    } as z.input<typeof IntegrationDocument>["spec"],
+  });
+  return {
+    documents: api.integrations.filter((integration) => !integration.apiGatewayManaged).map(document),
+    commented: api.integrations.filter((integration) => integration.apiGatewayManaged).map(document),
+  };
 }

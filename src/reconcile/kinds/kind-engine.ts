@@ -2,10 +2,12 @@ import type { Clients } from "../../clients/index.js";
 import type { DesiredStateProblem } from "../../desired/desired-state-error.js";
 import type { KindModel } from "../../desired/kinds/kind-model.js";
 import type { LoadedDocument } from "../../desired/load.js";
+import type { AccountKey } from "../../desired/read-key.js";
 import type { ApiRef, Document } from "../../desired/schema.js";
 import type { ProtocolType } from "../../spec/gateway.js";
-import type { CreatedIntegration, TwinGroup } from "../twins.js";
-import type { ActionRequest, LiveNeed, LiveState, PlannedAction } from "../model.js";
+import type { ExportedDocument } from "../export.js";
+import type { ActionRequest, FieldChange, LiveApi, LiveNeed, LiveState, PlannedAction } from "../model.js";
+import type { ApplyOptions } from "../apply.js";
 
 /** What a kind's planning sees besides its own document. Planning never calls anything. */
 export interface PlanContext {
@@ -15,38 +17,43 @@ export interface PlanContext {
   /** The API a reference resolves to, or a problem message (not found, ambiguous name). */
   resolveApi(ref: ApiRef): { readonly apiId: string; readonly protocolType: ProtocolType | undefined } | { readonly problem: string };
   /** Marks a live route or integration as declared by a document (so that pruning leaves it alone). */
-  claim(collection: "routes" | "integrations", apiId: string, id: string): void;
-  isClaimed(collection: "routes" | "integrations", apiId: string, id: string): boolean;
+  claim(collection: ClaimCollection, apiId: string, id: string): void;
+  isClaimed(collection: ClaimCollection, apiId: string, id: string): boolean;
   /** Records which live integration a logical name resolved to (`pending` when it will be created). */
   resolveIntegrationName(apiId: string, name: string, integrationId: string | "pending"): void;
   integrationIdOf(apiId: string, name: string): string | "pending" | undefined;
   /** A lookup table over live state built once per plan. */
   memo<T>(key: string, build: () => T): T;
   /**
-   * Why identical twins of a declared integration in this API plan as a repair (twins.ts): the API
-   * is pruned (`kind: Api` with prune, or --prune), or --repair-twins; undefined: they stay an
-   * ambiguous match.
+   * Why identical twins of a declared integration in this API plan as a repair (integration-twins.ts):
+   * the API is pruned (`kind: Api` with prune, or --prune), or --repair-twins; undefined: they stay
+   * an ambiguous match.
    */
   twinRepair(apiId: string): "pruned" | "repair-twins" | undefined;
-  /** Records twins to repair; plan() adds the deletes and route retargets once every document is planned. */
-  recordTwins(group: TwinGroup): void;
+}
+
+/** The collections of an API whose live items documents claim. */
+export type ClaimCollection = "routes" | "integrations";
+
+/** A live item a document declares (pruning and the deletes of removed documents leave it alone). */
+export interface Claim {
+  readonly collection: ClaimCollection;
+  readonly apiId: string;
+  readonly id: string;
 }
 
 /** What executing an action can use. */
 export interface ApplyContext {
   readonly clients: Clients;
-  /** `<apiId>/<logical name>` → integrationId, filled from the plan and by creates. */
-  readonly integrationIds: Map<string, string>;
   readonly signal?: AbortSignal | undefined;
   /** A notice for people (what apply had to do besides the plan: adopting, waiting); never required for correctness. */
   notice(message: string): void;
-  /** How long to wait for a Region to leave ENABLING/DISABLING. @default 300000 */
-  readonly regionSettleTimeoutMs: number;
-  readonly regionPollIntervalMs: number;
   /** Attempts of one create after ambiguous failures, each preceded by a re-read. */
   readonly createAttempts: number;
-  /** Integrations created in the current phase, settled against twins after it (twins.ts). */
-  readonly created: CreatedIntegration[];
+  /** The options apply was called with (kinds read their own settings from them). */
+  readonly options: ApplyOptions;
+  /** State a kind keeps for the length of one apply (created once per key, on first use). */
+  state<T>(key: string, create: () => T): T;
 }
 
 /** The actions a document plans, and the problems only live state shows. */
@@ -55,22 +62,158 @@ export interface KindPlan {
   readonly problems: ReadonlyArray<DesiredStateProblem>;
 }
 
+/** What the protections see: live state, and every action planned (protections.ts). */
+export interface ProtectionContext {
+  readonly live: LiveState;
+  readonly actions: ReadonlyArray<PlannedAction>;
+  /** A lookup table built once per plan. */
+  memo<T>(key: string, build: () => T): T;
+}
+
+/** A create whose answer later work depends on, and what failed in settling it (e.g. twins another run created). */
+export interface SettlementFailure {
+  readonly address: string;
+  readonly error: string;
+}
+
+/** A live API, with its protocol known, as export reads it. */
+export type ExportableApi = LiveApi & { readonly protocolType: ProtocolType };
+
+/** The collections of live state a read fills in. */
+export type LiveCollections = Pick<LiveState, "apis" | "contacts" | "regions">;
+
 /**
- * The engine half of one resource kind: what it reads, how it plans (pure), and how it applies its
- * own action requests. It builds on the kind's model (src/desired/kinds/), which knows the
- * document's identity and its offline checks. The registry lists the kinds; nothing else switches
- * on kind names.
+ * How one type of read key is read (src/reconcile/live-reader.ts reads every need through the
+ * source of its type): the reads one need makes, as progress counts them (a get, or a listing with
+ * all its pages), what it reads for people, and the read itself, which calls `readDone` after each
+ * read it finishes and answers its part of live state (nothing when the thing does not exist).
  */
-export interface KindEngine<D extends Document = Document> {
+export interface ReadKeySource<N extends LiveNeed> {
+  count(need: N): number;
+  describe(need: N): string;
+  read(need: N, io: { readonly clients: Clients; readonly signal?: AbortSignal | undefined; readDone(): void }): Promise<Partial<LiveCollections>>;
+}
+
+/** The core of one resource kind's engine: what it reads, how it plans (pure), how it applies its requests. */
+export interface KindEngineCore<D extends Document, R extends ActionRequest> {
   readonly model: KindModel<D>;
   /** Planning order: kinds that others reference plan first (integrations before routes, Api last). */
   readonly planOrder: number;
   /** The action requests this engine executes. */
-  readonly ops: ReadonlyArray<ActionRequest["op"]>;
+  readonly ops: ReadonlyArray<R["op"]>;
   /** The reads planning needs. @default the model's read key */
   needs?(document: D): LiveNeed[];
   plan(document: LoadedDocument<D>, context: PlanContext): KindPlan;
-  /** The API whose undeclared routes and integrations this document prunes, if any (an `Api` document with prune). */
-  prunes?(document: LoadedDocument<D>, context: PlanContext): string | undefined;
-  execute(request: ActionRequest, context: ApplyContext): Promise<void>;
+  execute(request: R, context: ApplyContext): Promise<void>;
+}
+
+/** An `Api`-like kind: the API whose undeclared routes and integrations a document prunes, if any. */
+export interface KindWithPruning<D extends Document> {
+  prunes(document: LoadedDocument<D>, context: PlanContext): string | undefined;
+}
+
+/** A kind that repairs what planning recorded (identical twins), once every document is planned. */
+export interface KindWithRepairs {
+  repairs(planned: ReadonlyArray<PlannedAction>, context: PlanContext): PlannedAction[];
+}
+
+/** A kind whose actions the protections may refuse: the reason, or undefined to let it through. */
+export interface KindWithProtections<R extends ActionRequest> {
+  refusal(request: R, action: PlannedAction, context: ProtectionContext): string | undefined;
+}
+
+/** A kind that deletes: what a delete request removes, for people, and the claim a document may hold on it. */
+export interface KindWithDeletes<R extends ActionRequest> {
+  deleted(request: R): { readonly description: string; readonly claim?: Claim | undefined } | undefined;
+}
+
+/**
+ * A kind whose actions name resources other actions of the same apply create: `provides` the key an
+ * action creates (`<apiId>/<logical name>`), `awaits` the one it needs (drift reports a route whose
+ * integration could not be compared as unknown); `seed` records what the plan already knows before
+ * apply runs, `settle` checks what a phase created (twins another run made) after it.
+ */
+export interface KindWithReferences<R extends ActionRequest> {
+  provides?(request: R): string | undefined;
+  awaits?(request: R): { readonly key: string; readonly name: string } | undefined;
+  seed?(request: R, context: ApplyContext): void;
+  settle?(context: ApplyContext, limit: <T>(task: () => Promise<T>) => Promise<T>): Promise<SettlementFailure[]>;
+}
+
+/** A kind that `converge export` writes: its documents of one API, or of one account. */
+export interface KindWithExport {
+  /** Where its documents stand in an exported file, among the other kinds' (lower first). */
+  readonly exportOrder: number;
+  /** The documents of an API, in the file's order; `commented`: service-managed ones, written as comments. */
+  exportApi?(api: ExportableApi, names: ReadonlyMap<string, string>): { readonly documents: ExportedDocument[]; readonly commented?: ExportedDocument[] };
+  /** What it reads of an account to export it. */
+  exportNeeds?(account: AccountKey): LiveNeed[];
+  /** The documents of an account, and lines for the file's header. */
+  exportAccount?(account: AccountKey, live: LiveState): { readonly documents: ExportedDocument[]; readonly header: string[] };
+  /** Paths of its exported documents written in flow style (`{...}` on one line). */
+  readonly flowPaths?: ReadonlyArray<ReadonlyArray<string>>;
+}
+
+/**
+ * The engine half of one resource kind: its core and the optional capabilities it has (in the
+ * style of terraform-plugin-framework's ResourceWithImportState). It builds on the kind's model
+ * (src/desired/kinds/), which knows the document's identity and its offline checks. The registry
+ * lists the kinds; shared code calls capabilities and never switches on kind or operation names.
+ */
+export type KindEngine<D extends Document = Document, R extends ActionRequest = ActionRequest> = KindEngineCore<D, R>
+  & Partial<KindWithPruning<D> & KindWithRepairs & KindWithProtections<R> & KindWithDeletes<R> & KindWithReferences<R> & KindWithExport>;
+
+/** The fields every action of one resource shares. */
+export type ActionBase = Pick<PlannedAction, "kind" | "address" | "name" | "identity" | "source"> & { readonly phase?: number };
+
+/** What a kind that matched its document to a live resource (or to none) decides with. */
+export interface Decision<L> {
+  readonly base: ActionBase;
+  readonly ensure: "present" | "absent";
+  /** The live resource the document matched, if any. */
+  readonly live: L | undefined;
+  /** Apply phases: of a no-op or update, of a create (default: `present`), of a delete. */
+  readonly phases: { readonly present: number; readonly create?: number; readonly delete: number };
+  /** The request that deletes the live resource (`ensure: absent`). */
+  delete?(live: L): ActionRequest;
+  /** The create, or a refusal, or problems only live state shows. */
+  create(): Outcome;
+  /** The changes from live to desired, the update that makes them (`unchanged`: the request a no-op records), or a refusal. */
+  compare(live: L): Outcome;
+}
+
+/** A planned write with its field changes, or why it is refused, or the problems found. */
+export type Outcome =
+  | { readonly changes: ReadonlyArray<FieldChange>; readonly request?: ActionRequest | undefined; readonly unchanged?: ActionRequest | undefined }
+  | { readonly refused: string }
+  | { readonly problems: ReadonlyArray<DesiredStateProblem> };
+
+/**
+ * The decision every kind shares (ACK's `Sync`): absent and not live → nothing; absent and live →
+ * delete; present and not live → create; present and live → nothing when no field differs, else
+ * update. A kind supplies the matching, its diff rules and its requests.
+ */
+export function decide<L>(decision: Decision<L>): KindPlan {
+  const { base, phases, live } = decision;
+  const action = (fields: Omit<PlannedAction, keyof ActionBase> & { readonly phase: number }): KindPlan =>
+    ({ problems: [], actions: [{ ...base, ...fields } as PlannedAction] });
+  if (decision.ensure === "absent") {
+    if (live === undefined || !decision.delete) return action({ type: "no-op", phase: phases.delete, changes: [] });
+    return action({ type: "delete", phase: phases.delete, changes: [], reason: "ensure: absent", request: decision.delete(live) });
+  }
+  const outcome = live === undefined ? decision.create() : decision.compare(live);
+  const phase = live === undefined ? phases.create ?? phases.present : phases.present;
+  if ("problems" in outcome) return { actions: [], problems: outcome.problems };
+  if ("refused" in outcome) return action({ type: "refused", phase: phases.present, changes: [], reason: outcome.refused });
+  if (live === undefined) return action({ type: "create", phase, changes: outcome.changes, request: outcome.request });
+  if (outcome.changes.length === 0) {
+    const unchanged = outcome.unchanged;
+    return action({ type: "no-op", phase, changes: outcome.changes, ...(unchanged ? { request: unchanged } : {}) });
+  }
+  return action({ type: "update", phase, changes: outcome.changes, request: outcome.request });
+}
+
+/** Changes that create every field of `body`, in its order. */
+export function creationChanges(body: Readonly<Record<string, unknown>>): FieldChange[] {
+  return Object.entries(body).map(([path, after]) => ({ path, before: null, after }));
 }

@@ -1,23 +1,31 @@
 import { accountOf } from "../../desired/kinds/alternate-contact.js";
+import { SELF, type AccountKey } from "../../desired/read-key.js";
 import { regionOptInModel } from "../../desired/kinds/region-opt-in.js";
 import type { RegionOptInDocument } from "../../desired/schema.js";
 import type { Region } from "../../spec/account.js";
 import { sleep } from "../../clients/wire.js";
-import { PHASE, type PlannedAction } from "../model.js";
-import type { ApplyContext, KindEngine } from "./kind-engine.js";
-import { accountIdField } from "./alternate-contact.js";
+import type { ExportedDocument } from "../export.js";
+import { PHASE } from "../model.js";
+import type { LiveNeed } from "../model.js";
+import { decide, type ApplyContext, type KindEngine, type ReadKeySource } from "./kind-engine.js";
+import { accountIdField, describeAccount } from "./alternate-contact.js";
 
 type Status = Region["RegionOptStatus"];
 
 const ENABLED_LIKE: ReadonlySet<Status> = new Set(["ENABLED", "ENABLING", "ENABLED_BY_DEFAULT"]);
 const DISABLED_LIKE: ReadonlySet<Status> = new Set(["DISABLED", "DISABLING"]);
 
+/** The request of the RegionOptIn engine. */
+export type RegionOptInRequest = { readonly op: "setRegion"; readonly account: AccountKey; readonly region: string; readonly enabled: boolean };
+
+const OPT_IN_ENABLED: ReadonlySet<Status> = new Set(["ENABLED", "ENABLING"]);
+
 /**
  * RegionOptIn: one ListRegions per account. Enabling a Region that is
  * ENABLED, ENABLING or ENABLED_BY_DEFAULT (or disabling a DISABLED or DISABLING one) is a no-op,
  * never a call; a Region mid-transition the other way is waited for, then changed.
  */
-export const regionOptInEngine: KindEngine<RegionOptInDocument> = {
+export const regionOptInEngine = {
   model: regionOptInModel,
   planOrder: 3,
   ops: ["setRegion"],
@@ -26,29 +34,25 @@ export const regionOptInEngine: KindEngine<RegionOptInDocument> = {
     const { document } = loaded;
     const account = accountOf(document);
     const key = `${account}/${document.spec.region}`;
-    const base = { kind: "RegionOptIn" as const, address: `RegionOptIn/${key}`, name: key, identity: key, source: loaded.source, phase: PHASE.independent };
-    const action = (fields: Omit<PlannedAction, keyof typeof base>): PlannedAction => ({ ...base, ...fields });
-    const status = context.live.regions[account]?.[document.spec.region];
-    if (status === undefined) {
-      return { problems: [], actions: [action({ type: "refused", changes: [], reason: `Region ${document.spec.region} is not offered to account ${account}: check the name against ListRegions` })] };
-    }
     const wanted = document.spec.enabled;
-    if (wanted ? ENABLED_LIKE.has(status) : DISABLED_LIKE.has(status)) return { problems: [], actions: [action({ type: "no-op", changes: [] })] };
-    if (!wanted && status === "ENABLED_BY_DEFAULT") {
-      return { problems: [], actions: [action({ type: "refused", changes: [], reason: `Region ${document.spec.region} is enabled by default and cannot be disabled` })] };
-    }
-    return {
-      problems: [],
-      actions: [action({
-        type: "update",
-        changes: [{ path: "status", before: status, after: wanted ? "ENABLED" : "DISABLED" }],
-        request: { op: "setRegion", account, region: document.spec.region, enabled: wanted },
-      })],
-    };
+    return decide<Status>({
+      base: { kind: "RegionOptIn", address: `RegionOptIn/${key}`, name: key, identity: key, source: loaded.source, phase: PHASE.independent },
+      ensure: document.ensure,
+      live: context.live.regions[account]?.[document.spec.region],
+      phases: { present: PHASE.independent, delete: PHASE.independent },
+      create: () => ({ refused: `Region ${document.spec.region} is not offered to account ${account}: check the name against ListRegions` }),
+      compare(status) {
+        if (wanted ? ENABLED_LIKE.has(status) : DISABLED_LIKE.has(status)) return { changes: [] };
+        if (!wanted && status === "ENABLED_BY_DEFAULT") return { refused: `Region ${document.spec.region} is enabled by default and cannot be disabled` };
+        return {
+          changes: [{ path: "status", before: status, after: wanted ? "ENABLED" : "DISABLED" }],
+          request: { op: "setRegion", account, region: document.spec.region, enabled: wanted },
+        };
+      },
+    });
   },
 
   async execute(request, context) {
-    if (request.op !== "setRegion") return;
     const target = { ...accountIdField(request.account), RegionName: request.region };
     const settled = await waitForSettled(request.account, request.region, context);
     const wanted = request.enabled;
@@ -57,16 +61,44 @@ export const regionOptInEngine: KindEngine<RegionOptInDocument> = {
     else await context.clients.account.disableRegion(target, { signal: context.signal });
     await waitForSettled(request.account, request.region, context);
   },
-};
+
+  exportOrder: 1,
+  exportNeeds: (account) => [{ type: "regions", account }],
+  /**
+   * A document for every opt-in Region (Regions enabled by default cannot be opted out of and are
+   * left out): enabled for ENABLED and ENABLING, disabled for DISABLED and DISABLING.
+   */
+  exportAccount(account, live) {
+    const documents = Object.entries(live.regions[account] ?? {})
+      .filter(([, status]) => status !== "ENABLED_BY_DEFAULT")
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([region, status]): ExportedDocument => ({ kind: "RegionOptIn", ...(account === SELF ? {} : { account }), spec: { region, enabled: OPT_IN_ENABLED.has(status) } }));
+    return { documents, header: ["Regions enabled by default are left out: they cannot be opted out of."] };
+  },
+  flowPaths: [["spec"]],
+} satisfies KindEngine<RegionOptInDocument, RegionOptInRequest>;
 
 /** Polls GetRegionOptStatus until the Region is neither ENABLING nor DISABLING (saying so once). */
 async function waitForSettled(account: string, region: string, context: ApplyContext): Promise<Status> {
-  const deadline = performance.now() + context.regionSettleTimeoutMs;
+  const timeoutMs = context.options.regionSettleTimeoutMs ?? 300_000;
+  const pollIntervalMs = context.options.regionPollIntervalMs ?? 250;
+  const deadline = performance.now() + timeoutMs;
   for (let polls = 0; ; polls += 1) {
     const { RegionOptStatus: status } = await context.clients.account.getRegionOptStatus({ ...accountIdField(account), RegionName: region }, { signal: context.signal });
     if (status !== "ENABLING" && status !== "DISABLING") return status;
-    if (performance.now() > deadline) throw new Error(`Region ${region} of ${account} is still ${status} after ${context.regionSettleTimeoutMs} ms`);
+    if (performance.now() > deadline) throw new Error(`Region ${region} of ${account} is still ${status} after ${timeoutMs} ms`);
     if (polls === 0) context.notice(`waiting for Region ${region} of ${account} (${status})`);
-    await sleep(context.regionPollIntervalMs, context.signal);
+    await sleep(pollIntervalMs, context.signal);
   }
 }
+
+/** The `regions` read key: one ListRegions listing of an account (every page), status by Region name. */
+export const regionsSource: ReadKeySource<Extract<LiveNeed, { type: "regions" }>> = {
+  count: () => 1,
+  describe: (need) => `the Regions of ${describeAccount(need.account)}`,
+  async read(need, { clients, signal }) {
+    const statuses: Record<string, Region["RegionOptStatus"]> = {};
+    for await (const region of clients.account.listRegions(accountIdField(need.account), { signal })) statuses[region.RegionName] = region.RegionOptStatus;
+    return { regions: { [need.account]: statuses } };
+  },
+};

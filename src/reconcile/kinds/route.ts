@@ -1,19 +1,29 @@
 import { routeModel } from "../../desired/kinds/route.js";
-import type { RouteDocument } from "../../desired/schema.js";
-import { routeServerDefaults, type Route } from "../../spec/gateway.js";
+import type { z } from "zod";
+import type { RouteDocument, RouteTarget } from "../../desired/schema.js";
+import { ROUTE_FIELDS, routeServerDefaults, type Route } from "../../spec/gateway.js";
+import { fieldOrder, specFields } from "../export-fields.js";
+import type { ExportedDocument } from "../export.js";
 import { collect, isAmbiguousWrite, isConflict } from "../../clients/index.js";
 import { bodyOf, diffFields, patchOf } from "../diff.js";
-import { PHASE, type FieldChange, type PlannedAction } from "../model.js";
-import type { ApplyContext, KindEngine } from "./kind-engine.js";
+import { PHASE, type ActionRequest, type FieldChange, type LiveState } from "../model.js";
+import { creationChanges, decide, type ApplyContext, type ExportableApi, type KindEngine, type ProtectionContext } from "./kind-engine.js";
 import { resolveGatewayDocument, routeAddress } from "./gateway-common.js";
+import { integrationIds } from "./integration-identity.js";
 
 const sortedSet = (value: unknown) => (Array.isArray(value) ? [...value].sort() : value);
+
+/** The requests of the Route engine (`targetIntegration`: the logical name of an integration this apply creates). */
+export type RouteRequest =
+  | { readonly op: "createRoute"; readonly apiId: string; readonly body: Readonly<Record<string, unknown>>; readonly targetIntegration?: string | undefined }
+  | { readonly op: "updateRoute"; readonly apiId: string; readonly routeId: string; readonly patch: Readonly<Record<string, unknown>>; readonly targetIntegration?: string | undefined }
+  | { readonly op: "deleteRoute"; readonly apiId: string; readonly routeId: string };
 
 /**
  * Route: matched by (API, routeKey), or a pinned routeId. A target `{integration: name}` resolves
  * to `integrations/<id>` of that integration (at apply time when it is created in the same run).
  */
-export const routeEngine: KindEngine<RouteDocument> = {
+export const routeEngine = {
   model: routeModel,
   planOrder: 1,
   ops: ["createRoute", "updateRoute", "deleteRoute"],
@@ -24,22 +34,12 @@ export const routeEngine: KindEngine<RouteDocument> = {
     if ("failed" in resolved) return resolved.failed;
     const { apiId, protocolType, liveApi } = resolved;
     const spec = document.spec;
-    const base = { kind: "Route" as const, address: routeAddress(apiId, spec.routeKey), name: document.name ?? spec.routeKey, identity: `${apiId}/${spec.routeKey}`, source: loaded.source };
-    const action = (fields: Omit<PlannedAction, keyof typeof base>): PlannedAction => ({ ...base, ...fields });
 
     // pinned routes plan first; a route a pin claimed (perhaps to rename it) is not matched by key again
     const match = spec.routeId !== undefined
       ? liveApi.routes.find((live) => live.routeId === spec.routeId)
       : liveApi.routes.find((live) => live.routeKey === spec.routeKey && !context.isClaimed("routes", apiId, live.routeId));
-    if (spec.routeId !== undefined && !match && document.ensure === "present") {
-      return { problems: [], actions: [action({ type: "refused", phase: PHASE.routes, changes: [], reason: `pinned routeId ${spec.routeId} does not exist in API ${apiId}: remove the pin to create the route` })] };
-    }
     if (match) context.claim("routes", apiId, match.routeId);
-
-    if (document.ensure === "absent") {
-      if (!match) return { problems: [], actions: [action({ type: "no-op", phase: PHASE.routeDeletes, changes: [] })] };
-      return { problems: [], actions: [action({ type: "delete", phase: PHASE.routeDeletes, changes: [], reason: "ensure: absent", request: { op: "deleteRoute", apiId, routeId: match.routeId } })] };
-    }
 
     // the target: a resolved "integrations/<id>", or the name of an integration created in this run
     let target: string | null | undefined;
@@ -51,19 +51,27 @@ export const routeEngine: KindEngine<RouteDocument> = {
       else target = `integrations/${id}`;
     }
     const desired = { ...spec, target } as Record<string, unknown>;
+    const pendingTarget = (before: unknown): FieldChange[] =>
+      (targetIntegration ? [{ path: "target", before, after: `integrations/(${targetIntegration}, created by this apply)` }] : []);
 
-    if (!match) {
-      const body = bodyOf(desired, ["routeId"]);
-      const changes: FieldChange[] = Object.entries(body).map(([path, after]) => ({ path, before: null, after }));
-      if (targetIntegration) changes.push({ path: "target", before: null, after: `integrations/(${targetIntegration}, created by this apply)` });
-      return { problems: [], actions: [action({ type: "create", phase: PHASE.routeCreates, changes, request: { op: "createRoute", apiId, body, targetIntegration } })] };
-    }
-
-    const changes = diffFields(desired, match as Record<string, unknown>, { defaults: routeServerDefaults(protocolType), ignore: ["routeId"], normalize: { authorizationScopes: sortedSet } });
-    if (targetIntegration) changes.push({ path: "target", before: match.target ?? null, after: `integrations/(${targetIntegration}, created by this apply)` });
-    if (changes.length === 0) return { problems: [], actions: [action({ type: "no-op", phase: PHASE.routes, changes })] };
-    const patch = withAuthorizerPairing(patchOf(changes.filter((change) => !(targetIntegration && change.path === "target"))), spec, match);
-    return { problems: [], actions: [action({ type: "update", phase: PHASE.routes, changes, request: { op: "updateRoute", apiId, routeId: match.routeId, patch, targetIntegration } })] };
+    return decide<Route>({
+      base: { kind: "Route", address: routeAddress(apiId, spec.routeKey), name: document.name ?? spec.routeKey, identity: `${apiId}/${spec.routeKey}`, source: loaded.source },
+      ensure: document.ensure,
+      live: match,
+      phases: { present: PHASE.routes, create: PHASE.routeCreates, delete: PHASE.routeDeletes },
+      delete: (live) => ({ op: "deleteRoute", apiId, routeId: live.routeId }),
+      create() {
+        if (spec.routeId !== undefined) return { refused: `pinned routeId ${spec.routeId} does not exist in API ${apiId}: remove the pin to create the route` };
+        const body = bodyOf(desired, ["routeId"]);
+        return { changes: [...creationChanges(body), ...pendingTarget(null)], request: { op: "createRoute", apiId, body, targetIntegration } };
+      },
+      compare(live) {
+        const options = { defaults: routeServerDefaults(protocolType), ignore: ["routeId"], normalize: { authorizationScopes: sortedSet } };
+        const changes = [...diffFields(desired, live as Record<string, unknown>, options), ...pendingTarget(live.target ?? null)];
+        const patch = withAuthorizerPairing(patchOf(changes.filter((change) => !(targetIntegration && change.path === "target"))), spec, live);
+        return { changes, request: { op: "updateRoute", apiId, routeId: live.routeId, patch, targetIntegration } };
+      },
+    });
   },
 
   async execute(request, context) {
@@ -83,14 +91,70 @@ export const routeEngine: KindEngine<RouteDocument> = {
       case "deleteRoute":
         await gateway.deleteRoute(request.apiId, request.routeId, { signal });
         return;
-      default:
-        return;
     }
   },
-};
+
+  refusal: (request, _action, context) => (request.op === "createRoute" ? undefined : routeRefusal(request, context.live)),
+
+  deleted: (request) => (request.op === "deleteRoute"
+    ? { description: `route ${request.routeId}`, claim: { collection: "routes", apiId: request.apiId, id: request.routeId } }
+    : undefined),
+
+  awaits: (request) => (request.op !== "deleteRoute" && request.targetIntegration !== undefined
+    ? { key: `${request.apiId}/${request.targetIntegration}`, name: request.targetIntegration }
+    : undefined),
+
+  exportOrder: 2,
+  exportApi: (api, names) => exportRoutes(api, names),
+  flowPaths: [["spec", "target"]],
+} satisfies KindEngine<RouteDocument, RouteRequest>;
+
+/** Never delete a service-managed route, never change its route key. */
+function routeRefusal(request: Exclude<RouteRequest, { op: "createRoute" }>, live: LiveState): string | undefined {
+  const route = live.apis[request.apiId]?.routes.find((candidate) => candidate.routeId === request.routeId);
+  if (route?.apiGatewayManaged && request.op === "deleteRoute") {
+    return `route ${route.routeId} (${route.routeKey}) is managed by the service (quick create): converge never deletes it`;
+  }
+  if (route?.apiGatewayManaged && request.op === "updateRoute" && "routeKey" in request.patch && request.patch.routeKey !== route.routeKey) {
+    return `route ${route.routeId} is managed by the service (quick create): converge never changes its route key ${JSON.stringify(route.routeKey)}`;
+  }
+  return undefined;
+}
 
 /**
- * DESIGN.md §3: sending authorizerId always sends authorizationType; detaching an authorizer sets
+ * The routes of an API that will target `target` once the plan is applied (route IDs, or `new:<address>`
+ * for routes the plan creates), for the protection that never deletes an integration a route still
+ * targets. A route action the protections refuse is never sent, so that route keeps its live target.
+ */
+export function routesTargeting(context: ProtectionContext, apiId: string, target: string): string[] {
+  const finalTargets = context.memo("final-route-targets", () => {
+    const targets = new Map<string, string | undefined>();
+    for (const api of Object.values(context.live.apis)) for (const route of api.routes) targets.set(`${api.apiId}/${route.routeId}`, route.target);
+    for (const action of context.actions) {
+      const request = action.request;
+      if (!isRouteRequest(request)) continue;
+      if (request.op === "createRoute") {
+        if (typeof request.body.target === "string") targets.set(`${request.apiId}/new:${action.address}`, request.body.target);
+        continue;
+      }
+      if (routeRefusal(request, context.live)) continue;
+      const key = `${request.apiId}/${request.routeId}`;
+      if (request.op === "deleteRoute") targets.set(key, undefined);
+      else if ("target" in request.patch) targets.set(key, (request.patch.target as string | null) ?? undefined);
+      // retargeted to an integration this apply creates: the patch holds no target, yet the live one is left
+      if (request.op === "updateRoute" && request.targetIntegration) targets.set(key, `integrations/(${request.targetIntegration}, created by this apply)`);
+    }
+    return targets;
+  });
+  return [...finalTargets].filter(([key, value]) => key.startsWith(`${apiId}/`) && value === target).map(([key]) => key.slice(apiId.length + 1));
+}
+
+function isRouteRequest(request: ActionRequest | undefined): request is RouteRequest {
+  return request !== undefined && (routeEngine.ops as ReadonlyArray<string>).includes(request.op);
+}
+
+/**
+ * README, "Identity, diff, protections": sending authorizerId always sends authorizationType; detaching an authorizer sets
  * authorizationType NONE (unless the document says otherwise).
  */
 function withAuthorizerPairing(patch: Record<string, unknown>, spec: RouteDocument["spec"], live: Route): Record<string, unknown> {
@@ -101,7 +165,7 @@ function withAuthorizerPairing(patch: Record<string, unknown>, spec: RouteDocume
 
 function resolveTarget(apiId: string, name: string | undefined, context: ApplyContext): { target?: string } {
   if (!name) return {};
-  const id = context.integrationIds.get(`${apiId}/${name}`);
+  const id = integrationIds(context).get(`${apiId}/${name}`);
   if (!id) throw new Error(`route target integration ${JSON.stringify(name)} of API ${apiId} was not created, so the route cannot target it`);
   return { target: `integrations/${id}` };
 }
@@ -128,4 +192,30 @@ async function createRouteOnce(apiId: string, body: Route, context: ApplyContext
       }
     }
   }
+}
+
+/** Field order in exported specs: identity first, as the examples write them; then the rest in wire order. */
+const ROUTE_FIELD_ORDER = fieldOrder(
+  ["routeKey", "target", "authorizationType", "authorizerId", "authorizationScopes", "apiKeyRequired", "operationName"],
+  Object.keys(ROUTE_FIELDS),
+);
+
+/**
+ * An API's routes as documents, whose targets name the exported integration they point at; managed
+ * ones apart. A route that targets a managed integration targets it by ID (that integration is no
+ * document of the file), unless the route is managed too (both are comments).
+ */
+function exportRoutes(api: ExportableApi, names: ReadonlyMap<string, string>): { documents: ExportedDocument[]; commented: ExportedDocument[] } {
+  const managedIntegrationIds = new Set(api.integrations.filter((integration) => integration.apiGatewayManaged).map((integration) => integration.integrationId));
+  const document = (route: Route, targetsByName: boolean): ExportedDocument => {
+    const fields = specFields(route, ROUTE_FIELD_ORDER, routeServerDefaults(api.protocolType));
+    const id = route.target?.startsWith("integrations/") ? route.target.slice("integrations/".length) : undefined;
+    const name = id !== undefined && (targetsByName || !managedIntegrationIds.has(id)) ? names.get(id) : undefined;
+    if (name !== undefined) fields.target = { integration: name } satisfies RouteTarget;
+    return { kind: "Route", api: api.apiId, spec: fields as z.input<typeof RouteDocument>["spec"] };
+  };
+  return {
+    documents: api.routes.filter((route) => !route.apiGatewayManaged).map((route) => document(route, false)),
+    commented: api.routes.filter((route) => route.apiGatewayManaged).map((route) => document(route, true)),
+  };
 }

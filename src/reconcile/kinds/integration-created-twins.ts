@@ -1,38 +1,32 @@
-import { collect } from "../clients/index.js";
-import type { Integration } from "../spec/gateway.js";
-import { integrationAddress } from "./kinds/gateway-common.js";
-import { NATURAL_KEY_FIELDS } from "../desired/kinds/integration.js";
-import { matchesNaturalKey } from "./kinds/integration.js";
-import type { ApplyContext } from "./kinds/kind-engine.js";
+import { collect } from "../../clients/index.js";
+import type { Integration } from "../../spec/gateway.js";
+import { integrationAddress } from "./gateway-common.js";
+import { NATURAL_KEY_FIELDS } from "../../desired/kinds/integration.js";
+import { createdIntegrations, integrationIds, matchesNaturalKey } from "./integration-identity.js";
+import type { ApplyContext, SettlementFailure } from "./kind-engine.js";
 
 /**
- * The apply half of twin integrations (twins.ts explains both halves and why all runs agree): after
+ * The apply half of twin integrations (integration-twins.ts explains both halves and why all runs agree): after
  * a phase, the integrations it created are settled against twins another run created first. Kept
- * apart from twins.ts, which the Integration handler uses while planning, because this half uses
+ * apart from integration-twins.ts, which the Integration handler uses while planning, because this half uses
  * the handler's natural-key matching.
  */
 
-/** A create whose twin could not be settled: the integration's address and why. */
-export interface TwinSettlementFailure {
-  readonly address: string;
-  readonly error: string;
-}
-
 /**
  * Settles the integrations created (or adopted) in the phase that just ran, emptying
- * `context.created`: one listing per API; each created integration's twins are the listed ones
+ * the created integrations: one listing per API; each created integration's twins are the listed ones
  * with the same natural key (every key field equal, server defaults filled in) that the service
  * does not manage and no other document of this plan holds. When the first of them (in listing,
  * that is creation, order) is another, routes will target that one, and an integration this apply
  * created itself is deleted. Runs `limit`ed; answers what failed (the rest is done).
  */
-export async function settleCreatedTwins(context: ApplyContext, limit: <T>(task: () => Promise<T>) => Promise<T>): Promise<TwinSettlementFailure[]> {
-  const created = context.created.splice(0);
-  const failures: TwinSettlementFailure[] = [];
+export async function settleCreatedTwins(context: ApplyContext, limit: <T>(task: () => Promise<T>) => Promise<T>): Promise<SettlementFailure[]> {
+  const created = createdIntegrations(context).splice(0);
+  const failures: SettlementFailure[] = [];
   if (created.length === 0) return failures;
   // integrationId → the `<apiId>/<name>` keys of the documents holding it
   const holders = new Map<string, string[]>();
-  for (const [key, id] of context.integrationIds) holders.set(id, [...(holders.get(id) ?? []), key]);
+  for (const [key, id] of integrationIds(context)) holders.set(id, [...(holders.get(id) ?? []), key]);
   const byApi = new Map<string, typeof created>();
   for (const entry of created) byApi.set(entry.apiId, [...(byApi.get(entry.apiId) ?? []), entry]);
   await Promise.all([...byApi].map(([apiId, entries]) => limit(async () => {
@@ -49,7 +43,7 @@ export async function settleCreatedTwins(context: ApplyContext, limit: <T>(task:
       const exactKey = Object.fromEntries(NATURAL_KEY_FIELDS.map((field) => [field, (entry.integration as Readonly<Record<string, unknown>>)[field] ?? null]));
       const first = listing.find((live) => !live.apiGatewayManaged && !heldByOthers(live.integrationId) && matchesNaturalKey(exactKey, live));
       if (!first || first.integrationId === entry.integration.integrationId) continue;
-      context.integrationIds.set(key, first.integrationId);
+      integrationIds(context).set(key, first.integrationId);
       context.notice(`integration ${first.integrationId} with the same natural key was created first (another run?): ${entry.name} keeps it${entry.ours ? `, deleting ${entry.integration.integrationId}` : ""}`);
       if (!entry.ours) continue;
       try {

@@ -1,18 +1,18 @@
-import type { LoadedDocument } from "../desired/load.js";
-import type { IntegrationDocument } from "../desired/schema.js";
-import type { Integration } from "../spec/gateway.js";
-import { canonicalJson } from "../desired/canonical-json.js";
-import { integrationAddress, routeAddress } from "./kinds/gateway-common.js";
-import type { SourceLocation } from "../desired/desired-state-error.js";
-import type { PlanContext } from "./kinds/kind-engine.js";
-import { PHASE, type PlannedAction } from "./model.js";
+import type { LoadedDocument } from "../../desired/load.js";
+import type { IntegrationDocument } from "../../desired/schema.js";
+import type { Integration } from "../../spec/gateway.js";
+import { canonicalJson } from "../../desired/canonical-json.js";
+import { integrationAddress, routeAddress } from "./gateway-common.js";
+import type { SourceLocation } from "../../desired/desired-state-error.js";
+import type { PlanContext } from "./kind-engine.js";
+import { PHASE, type PlannedAction } from "../model.js";
 
 /**
  * Twin integrations: what two converge runs leave when both create the same integration at once
- * (DESIGN.md §3, "Concurrency and plan files"). Two parts, both deterministic so that any number of
+ * (README, "Concurrency"). Two parts, both deterministic so that any number of
  * runs agree on which twin survives: the first in the API's listing, which is in creation order.
  *
- * - After creating, a run settles twins of what it created (created-twins.ts): it lists the API
+ * - After creating, a run settles twins of what it created (integration-created-twins.ts): it lists the API
  *   once, and when an integration with the same natural key was created before its own, it adopts
  *   that one and deletes its own. The first one created is never deleted (nothing was created
  *   before it), and every run lists after its own create landed, so after the first one's: every
@@ -72,7 +72,7 @@ export function resolveTwins(loaded: LoadedDocument<IntegrationDocument>, apiId:
     return { hint: ` (they are identical twins, equal in every field but integrationId: converge apply repairs them, keeping the first, ${survivor.integrationId}, in an API a kind: Api document prunes, or with --repair-twins)` };
   }
   for (const loser of losers) context.claim("integrations", apiId, loser.integrationId);
-  context.recordTwins({ apiId, survivor, losers, source: loaded.source, name: loaded.document.name, why });
+  recordedTwins(context).push({ apiId, survivor, losers, source: loaded.source, name: loaded.document.name, why });
   return { survivor };
 }
 
@@ -82,7 +82,8 @@ export function resolveTwins(loaded: LoadedDocument<IntegrationDocument>, apiId:
  * deleted twin and that neither a document declares (its own plan retargets it, by name) nor a
  * planned action deletes. The protections still judge every delete.
  */
-export function twinRepairActions(twins: ReadonlyArray<TwinGroup>, planned: ReadonlyArray<PlannedAction>, context: PlanContext): PlannedAction[] {
+export function twinRepairActions(planned: ReadonlyArray<PlannedAction>, context: PlanContext): PlannedAction[] {
+  const twins = recordedTwins(context);
   const deletedRoutes = new Set(planned.flatMap((action) => (action.request?.op === "deleteRoute" ? [`${action.request.apiId}/${action.request.routeId}`] : [])));
   const actions: PlannedAction[] = [];
   for (const { apiId, survivor, losers, source, name, why } of twins) {
@@ -108,4 +109,9 @@ export function twinRepairActions(twins: ReadonlyArray<TwinGroup>, planned: Read
     }
   }
   return actions;
+}
+
+/** The twins recorded while planning, for twinRepairActions once every document is planned. */
+function recordedTwins(context: PlanContext): TwinGroup[] {
+  return context.memo("integration-twins", (): TwinGroup[] => []);
 }

@@ -1,0 +1,31 @@
+import type { Integration } from "../../spec/gateway.js";
+import { NATURAL_KEY_FIELDS } from "../../desired/kinds/integration.js";
+import { deepEqual } from "../diff.js";
+import type { ApplyContext } from "./kind-engine.js";
+import type { CreatedIntegration } from "./integration-twins.js";
+
+const NATURAL_KEY_DEFAULTS: Readonly<Record<string, unknown>> = { connectionType: "INTERNET" };
+
+/**
+ * Whether a live integration matches a document's natural key: every key field the document sets
+ * equals the live one (server defaults filled in); a field set to null must be absent; an omitted
+ * field matches anything.
+ */
+export function matchesNaturalKey(spec: Readonly<Record<string, unknown>>, live: Integration): boolean {
+  return NATURAL_KEY_FIELDS.every((field) => {
+    const want = spec[field];
+    if (want === undefined) return true;
+    const have = (live as Record<string, unknown>)[field] ?? NATURAL_KEY_DEFAULTS[field] ?? null;
+    return want === null ? have === null || deepEqual(have, NATURAL_KEY_DEFAULTS[field]) : deepEqual(want, have);
+  });
+}
+
+/** `<apiId>/<logical name>` → integrationId, filled from the plan and by creates, for the routes that target them. */
+export function integrationIds(context: ApplyContext): Map<string, string> {
+  return context.state("integration-ids", () => new Map<string, string>());
+}
+
+/** Integrations created in the current phase, settled against twins after it (integration-created-twins.ts). */
+export function createdIntegrations(context: ApplyContext): CreatedIntegration[] {
+  return context.state("created-integrations", (): CreatedIntegration[] => []);
+}
