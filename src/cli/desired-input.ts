@@ -1,8 +1,6 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { loadDesiredState, type DesiredState, type LoadedDocument, type LoadOptions } from "../desired/load.js";
-import type { IntegrationDocument } from "../desired/schema.js";
-import { apiRefKey, isNameKey } from "../desired/api-ref.js";
 import { modelOf } from "../desired/kinds/registry.js";
 import { SYNTH_DESIRED_FILE } from "../desired/synth-file.js";
 import { CliError } from "./cli-error.js";
@@ -54,15 +52,7 @@ function selectTargets(documents: ReadonlyArray<LoadedDocument>, targets: Readon
     throw new CliError(`--target ${unmatched.map((t) => JSON.stringify(t)).join(", ")} matches no document: expected KIND/NAME such as ${known}`);
   }
   for (const loaded of [...selected]) {
-    const document = loaded.document;
-    if (document.kind === "Route" && document.spec.target && typeof document.spec.target === "object") {
-      const name = document.spec.target.integration;
-      const key = apiRefKey(document.api);
-      // by the same reference, else by a reference of the other form (an apiId and a name may be the same API)
-      const named = documents.filter((other) => other.document.kind === "Integration" && other.document.name === name);
-      const sameReference = named.filter((other) => apiRefKey((other.document as IntegrationDocument).api) === key);
-      for (const dependency of sameReference.length > 0 ? sameReference : named.filter((other) => isNameKey(apiRefKey((other.document as IntegrationDocument).api)) !== isNameKey(key))) selected.add(dependency);
-    }
+    for (const dependency of modelOf(loaded.document.kind).dependencies?.(loaded.document, documents) ?? []) selected.add(dependency);
   }
   return documents.filter((loaded) => selected.has(loaded));
 }

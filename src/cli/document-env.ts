@@ -2,6 +2,8 @@ import { DesiredStateError } from "../desired/desired-state-error.js";
 import { crossCheckDocuments } from "../desired/cross-check.js";
 import { parseDesiredText, type LoadedDocument } from "../desired/load.js";
 import { canonicalJson } from "../desired/canonical-json.js";
+import { modelOf } from "../desired/kinds/registry.js";
+import { KINDS, type Kind } from "../desired/schema.js";
 import { CliError } from "./cli-error.js";
 
 /**
@@ -59,8 +61,9 @@ export function documentsToDelete(variable: string, keepVariable: string | undef
       throw new CliError(`--document-env ${variable}: item ${index} is not a document (expected a mapping with kind and spec)`);
     }
     const kind = (value as { kind?: unknown }).kind;
-    if (kind === "RegionOptIn" || kind === "Api") {
-      throw new CliError(`--document-env ${variable}: item ${index} is a ${kind} document, which converge cannot delete (${kind === "RegionOptIn" ? "declare enabled: false to opt out of a Region" : "converge does not delete APIs"})`);
+    const model = typeof kind === "string" && (KINDS as ReadonlyArray<string>).includes(kind) ? modelOf(kind as Kind) : undefined;
+    if (model?.undeletable !== undefined) {
+      throw new CliError(`--document-env ${variable}: item ${index} is a ${model.kind} document, which converge cannot delete (${model.undeletable})`);
     }
     return { ...(value as Record<string, unknown>), ensure: "absent" };
   });

@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { LoadedDocument } from "../desired/load.js";
 import { decodeInventory, INVENTORY_MAX_CHUNKS, inventoryOf, removedEntries, sha256Hex, type IdentityDocument } from "../desired/inventory.js";
+import { modelOf } from "../desired/kinds/registry.js";
+import { KINDS, type Kind } from "../desired/schema.js";
 import { CliError } from "./cli-error.js";
 import { loadDesiredInput, synthDesiredFiles } from "./desired-input.js";
 import { loadDocumentValues } from "./document-env.js";
@@ -71,10 +73,9 @@ export function readPreviousInventory(prefix: string, env: NodeJS.ProcessEnv = p
  * be the same contact: it is kept (never deleted on a guess).
  */
 export function removedDocuments(previous: ReadonlyArray<IdentityDocument>, current: ReadonlyArray<IdentityDocument>, source: string): LoadedDocument[] {
-  const implicitAccount = (entry: IdentityDocument) => entry.kind === "AlternateContact" && entry.account === undefined;
-  const contactType = (entry: IdentityDocument) => (entry.spec as { type?: unknown } | undefined)?.type;
-  const removed = removedEntries(previous, current).filter((entry) => entry.kind !== "AlternateContact" || !current.some((other) =>
-    other.kind === "AlternateContact" && contactType(other) === contactType(entry) && (implicitAccount(other) || implicitAccount(entry))));
+  const maySelectSame = (entry: IdentityDocument, other: IdentityDocument) =>
+    other.kind === entry.kind && (KINDS as ReadonlyArray<unknown>).includes(entry.kind) && (modelOf(entry.kind as Kind).maySelectSame?.(entry, other) ?? false);
+  const removed = removedEntries(previous, current).filter((entry) => !current.some((other) => maySelectSame(entry, other)));
   return inventoryAsAbsent(removed, source);
 }
 

@@ -24,7 +24,8 @@ export function crossCheckDocuments(documents: ReadonlyArray<LoadedDocument>, op
   const protocols = new Map<string, ProtocolType>();
   if (!options.resolvedApiKey) {
     for (const loaded of documents) {
-      if (loaded.document.kind === "Api" && loaded.document.spec.protocolType) protocols.set(apiKey(loaded.document.api), loaded.document.spec.protocolType);
+      const declared = modelOf(loaded.document.kind).declaredProtocol?.(loaded.document, apiKey);
+      if (declared) protocols.set(declared.apiKey, declared.protocolType);
     }
   }
   const memos = new Map<string, unknown>();

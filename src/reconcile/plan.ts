@@ -187,6 +187,10 @@ function createPlanContext(live: LiveState, options: PlanOptions, documents: Rea
       if (!memos.has(key)) memos.set(key, build());
       return memos.get(key) as T;
     },
+    unclaimed(api, why) {
+      const children = allEngines().filter((engine) => engine.unclaimed).sort((a, b) => b.planOrder - a.planOrder);
+      return children.flatMap((engine) => engine.unclaimed!(api, context, why));
+    },
     twinRepair(apiId) {
       if (options.refuseTwins) return undefined;
       pruned ??= new Set(documents.map((loaded) => engineOf(loaded.document.kind).prunes?.(loaded, context)).filter((id): id is string => id !== undefined));

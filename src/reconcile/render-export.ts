@@ -1,5 +1,6 @@
 import { Document, isCollection, isMap, isScalar, Scalar, visit } from "yaml";
 import type { ExportedDocument, ExportedFile } from "./export.js";
+import { engineOf } from "./kinds/registry.js";
 
 export interface RenderExportOptions {
   /** The `$schema` the editor modeline points at; `undefined` leaves the modeline out. @default "./converge.schema.json" */
@@ -42,9 +43,9 @@ function commentLine(line: string): string {
 
 function renderDocument(document: ExportedDocument): string {
   const yaml = new Document(document, { aliasDuplicateObjects: false });
-  // short values on one line, as the examples write them: a Region opt-in's spec, a route's target, lists of scalars
-  if (document.kind === "RegionOptIn") flowAt(yaml, ["spec"]);
-  if (document.kind === "Route") flowAt(yaml, ["spec", "target"]);
+  // short values on one line, as the examples write them: what each kind writes in flow style (a Region
+  // opt-in's spec, a route's target), lists of scalars
+  for (const path of engineOf(document.kind).flowPaths ?? []) flowAt(yaml, path);
   visit(yaml, {
     Seq(_, node) {
       if (node.items.every((item) => isScalar(item))) node.flow = true;

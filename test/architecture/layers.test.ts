@@ -1,7 +1,9 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { KINDS } from "../../src/desired/schema.js";
+import { KIND_ENGINES } from "../../src/reconcile/kinds/registry.js";
 
 /**
  * The layers point down (README, "Layout"): spec ← service, clients, desired ← reconcile ← cli, and
@@ -97,5 +99,67 @@ describe("import structure", () => {
     };
     for (const file of FILES) if (!state.has(file)) visit(file);
     expect(cycles).toEqual([]);
+  });
+});
+
+/**
+ * A resource kind's facts live with the kind (README, "Layout"): its name and its engine's operation
+ * names appear only in the kind's own files (its model and engine under `kinds/`, its construct
+ * `constructs/<kind>.ts`, its provider resource under `src/provider/resources/`) and in the document
+ * schemas that define the kinds. Shared code calls capabilities instead of comparing names; a string
+ * literal of a kind or operation name anywhere else (a comparison, a case, a literal type) fails.
+ * The service, the clients and the contract are not checked: there "Route" or "Api" name the
+ * service's resource types (NotFound's resourceType), another vocabulary.
+ */
+describe("kind and operation names", () => {
+  const kebab = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, "$1-$2").toLowerCase();
+  // "none" (an integration no-op's request) is a common word; it is left out
+  const opsOf = new Map(Object.entries(KIND_ENGINES).map(([kind, engine]) => [kind, (engine.ops as ReadonlyArray<string>).filter((op) => op !== "none")]));
+  const ownerOf = new Map<string, string>();
+  for (const kind of KINDS) {
+    ownerOf.set(kind, kind);
+    for (const op of opsOf.get(kind) ?? []) ownerOf.set(op, kind);
+  }
+  const CHECKED = ["src/reconcile/", "src/cli/", "src/desired/", "src/provider/", "constructs/"];
+  const mayName = (file: string, kind: string) =>
+    /^src\/(desired|reconcile)\/kinds\//.test(file) || file.startsWith("src/provider/resources/") || file === "src/desired/schema.ts" || file === `constructs/${kebab(kind)}.ts`;
+
+  function namesOutsideTheirKind(file: string): string[] {
+    const text = readFileSync(join(ROOT, file), "utf8");
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
+    const found: string[] = [];
+    const visit = (node: ts.Node) => {
+      if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) {
+        const kind = ownerOf.get(node.text);
+        if (kind !== undefined && !ts.isImportDeclaration(node.parent) && !ts.isExportDeclaration(node.parent) && !mayName(file, kind)) {
+          found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: "${node.text}" (${kind})`);
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    return found;
+  }
+
+  it("knows every kind and its operations (the check below has something to check)", () => {
+    expect([...ownerOf.keys()]).toEqual(expect.arrayContaining(["Route", "Integration", "createIntegration", "deleteRoute", "putContact", "setRegion"]));
+  });
+
+  it("finds a name switched on outside its kind's files (the check can fail)", () => {
+    const probe = join(ROOT, "src/reconcile/kind-name-probe.ts");
+    writeFileSync(probe, 'export const isRoute = (kind: string) => kind === "Route";\nexport const op = (o: string) => o === "deleteIntegration";\n');
+    try {
+      expect(namesOutsideTheirKind("src/reconcile/kind-name-probe.ts")).toEqual([
+        'src/reconcile/kind-name-probe.ts:1: "Route" (Route)',
+        'src/reconcile/kind-name-probe.ts:2: "deleteIntegration" (Integration)',
+      ]);
+    } finally {
+      rmSync(probe);
+    }
+  });
+
+  it("names kinds and operations only in their kinds' files", () => {
+    const files = FILES.filter((file) => CHECKED.some((prefix) => file.startsWith(prefix)));
+    expect(files.flatMap(namesOutsideTheirKind)).toEqual([]);
   });
 });

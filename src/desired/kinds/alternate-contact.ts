@@ -16,4 +16,7 @@ export const alternateContactModel: KindModel<AlternateContactDocument> = {
   readKeyFields: [{ path: "account", optional: true }, { path: "spec.type" }],
   deletionIdentity: (document) => ({ kind: "AlternateContact", ...(document.account !== undefined ? { account: document.account } : {}), spec: { type: document.spec.type } }),
   crossCheck: () => [],
+  maySelectSame: (a, b) => typeOf(a) === typeOf(b) && (a.account === undefined || b.account === undefined),
 };
+
+const typeOf = (identity: Readonly<Record<string, unknown>>) => (identity.spec as { type?: unknown } | undefined)?.type;

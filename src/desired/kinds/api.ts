@@ -10,4 +10,6 @@ export const apiModel: KindModel<ApiDocument> = {
   readKey: (document) => ({ type: "api", ref: document.api }),
   readKeyFields: [{ path: "api" }],
   crossCheck: () => [],
+  undeletable: "converge does not delete APIs",
+  declaredProtocol: (document, apiKey) => (document.spec.protocolType ? { apiKey: apiKey(document.api), protocolType: document.spec.protocolType } : undefined),
 };

@@ -57,6 +57,17 @@ export interface KindModel<D extends Document = Document> {
   deletionIdentity?(document: D): Readonly<Record<string, unknown>>;
   /** Checks against the other documents, before any call. */
   crossCheck(document: LoadedDocument<D>, index: DocumentIndex): DesiredStateProblem[];
+  /** Why converge never deletes documents of this kind, for people (kinds without deletionIdentity). */
+  readonly undeletable?: string;
+  /** The protocol a document declares for its API (checked offline against the API's other documents). */
+  declaredProtocol?(document: D, apiKey: ApiKeyOf): { readonly apiKey: string; readonly protocolType: ProtocolType } | undefined;
+  /** The documents a document needs with it when `--target` selects it (a route's target integration). */
+  dependencies?(document: D, documents: ReadonlyArray<LoadedDocument>): LoadedDocument[];
+  /**
+   * Whether two different identity documents of this kind may still name the same live resource
+   * (a contact whose account one leaves implicit and the other names): such a removed one is kept.
+   */
+  maySelectSame?(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean;
 }
 
 export function problemAt(document: LoadedDocument, path: ReadonlyArray<PropertyKey>, message: string): DesiredStateProblem {

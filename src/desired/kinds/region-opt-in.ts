@@ -10,4 +10,5 @@ export const regionOptInModel: KindModel<RegionOptInDocument> = {
   readKey: (document) => ({ type: "regions", account: accountOf(document) }),
   readKeyFields: [{ path: "account", optional: true }],
   crossCheck: () => [],
+  undeletable: "declare enabled: false to opt out of a Region",
 };

@@ -1,4 +1,5 @@
 import { apiRefKey, isNameKey } from "../api-ref.js";
+import type { LoadedDocument } from "../load.js";
 import type { IntegrationDocument, RouteDocument } from "../schema.js";
 import { commonGatewayProblems } from "./gateway-checks.js";
 import { groupBy, problemAt, type DocumentIndex, type KindModel } from "./kind-model.js";
@@ -15,6 +16,17 @@ export const routeModel: KindModel<RouteDocument> = {
   readKey: (document) => ({ type: "api", ref: document.api }),
   readKeyFields: [{ path: "api" }],
   deletionIdentity: (document) => ({ kind: "Route", api: document.api, spec: { routeKey: document.spec.routeKey, ...(document.spec.routeId !== undefined ? { routeId: document.spec.routeId } : {}) } }),
+
+  dependencies(document, documents) {
+    const target = document.spec.target;
+    if (!target || typeof target !== "object") return [];
+    const key = apiRefKey(document.api);
+    // by the same reference, else by a reference of the other form (an apiId and a name may be the same API)
+    const named = documents.filter((other) => other.document.kind === "Integration" && other.document.name === target.integration);
+    const apiKeyOf = (other: LoadedDocument) => apiRefKey((other.document as IntegrationDocument).api);
+    const sameReference = named.filter((other) => apiKeyOf(other) === key);
+    return sameReference.length > 0 ? sameReference : named.filter((other) => isNameKey(apiKeyOf(other)) !== isNameKey(key));
+  },
 
   crossCheck(loaded, index) {
     const document = loaded.document;

@@ -2,9 +2,7 @@ import { apiModel } from "../../desired/kinds/api.js";
 import { problemAt } from "../../desired/kinds/kind-model.js";
 import type { ApiDocument } from "../../desired/schema.js";
 import type { ExportedDocument } from "../export.js";
-import { PHASE, type PlannedAction } from "../model.js";
 import type { KindEngine } from "./kind-engine.js";
-import { integrationAddress, routeAddress } from "./gateway-common.js";
 
 /**
  * Api: declares that converge owns an API's routes and integrations. With `prune: true` (or
@@ -33,23 +31,8 @@ export const apiEngine = {
     }
     if (!document.spec.prune && !context.prune) return { actions: [], problems: [] };
     const live = context.live.apis[apiId]!;
-    const actions: PlannedAction[] = [];
     const reason = `pruned: API ${apiId} is declared owned (kind: Api) and no document declares it`;
-    for (const route of live.routes) {
-      if (context.isClaimed("routes", apiId, route.routeId)) continue;
-      actions.push({
-        kind: "Route", address: routeAddress(apiId, route.routeKey), name: route.routeKey, identity: `${apiId}/${route.routeKey}`, source: loaded.source,
-        type: "delete", phase: PHASE.routeDeletes, changes: [], reason, request: { op: "deleteRoute", apiId, routeId: route.routeId },
-      });
-    }
-    for (const integration of live.integrations) {
-      if (context.isClaimed("integrations", apiId, integration.integrationId)) continue;
-      actions.push({
-        kind: "Integration", address: integrationAddress(apiId, integration.integrationId), name: integration.integrationId, identity: `${apiId}/${integration.integrationId}`, source: loaded.source,
-        type: "delete", phase: PHASE.integrationDeletes, changes: [], reason, request: { op: "deleteIntegration", apiId, integrationId: integration.integrationId },
-      });
-    }
-    return { actions, problems: [] };
+    return { actions: context.unclaimed(live, { source: loaded.source, reason }), problems: [] };
   },
 
   async execute() {

@@ -98,6 +98,11 @@ export const integrationEngine = {
 
   repairs: (planned, context) => twinRepairActions(planned, context),
 
+  unclaimed: (api, context, { source, reason }) => api.integrations.filter((live) => !context.isClaimed("integrations", api.apiId, live.integrationId)).map((live) => ({
+    kind: "Integration", address: integrationAddress(api.apiId, live.integrationId), name: live.integrationId, identity: `${api.apiId}/${live.integrationId}`, source,
+    type: "delete", phase: PHASE.integrationDeletes, changes: [], reason, request: { op: "deleteIntegration", apiId: api.apiId, integrationId: live.integrationId },
+  })),
+
   refusal(request, _action, context) {
     if (request.op !== "deleteIntegration") return undefined;
     const integration = context.live.apis[request.apiId]?.integrations.find((candidate) => candidate.integrationId === request.integrationId);

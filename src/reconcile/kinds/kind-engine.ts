@@ -1,5 +1,5 @@
 import type { Clients } from "../../clients/index.js";
-import type { DesiredStateProblem } from "../../desired/desired-state-error.js";
+import type { DesiredStateProblem, SourceLocation } from "../../desired/desired-state-error.js";
 import type { KindModel } from "../../desired/kinds/kind-model.js";
 import type { LoadedDocument } from "../../desired/load.js";
 import type { AccountKey } from "../../desired/read-key.js";
@@ -24,6 +24,8 @@ export interface PlanContext {
   integrationIdOf(apiId: string, name: string): string | "pending" | undefined;
   /** A lookup table over live state built once per plan. */
   memo<T>(key: string, build: () => T): T;
+  /** The deletes of every live child of an API (route, integration) no document claimed, children others reference last. */
+  unclaimed(api: LiveApi, why: PruneReason): PlannedAction[];
   /**
    * Why identical twins of a declared integration in this API plan as a repair (integration-twins.ts):
    * the API is pruned (`kind: Api` with prune, or --prune), or --repair-twins; undefined: they stay
@@ -32,8 +34,8 @@ export interface PlanContext {
   twinRepair(apiId: string): "pruned" | "repair-twins" | undefined;
 }
 
-/** The collections of an API whose live items documents claim. */
-export type ClaimCollection = "routes" | "integrations";
+/** The collection of an API whose live items documents claim (each child kind names its own: "routes"). */
+export type ClaimCollection = string;
 
 /** A live item a document declares (pruning and the deletes of removed documents leave it alone). */
 export interface Claim {
@@ -108,8 +110,22 @@ export interface KindEngineCore<D extends Document, R extends ActionRequest> {
 }
 
 /** An `Api`-like kind: the API whose undeclared routes and integrations a document prunes, if any. */
-export interface KindWithPruning<D extends Document> {
+export interface KindWithOwnership<D extends Document> {
   prunes(document: LoadedDocument<D>, context: PlanContext): string | undefined;
+}
+
+/**
+ * A child of an API (routes, integrations): the deletes of its live items that no document claimed,
+ * for an `Api` document that prunes the API (which adds the source and the reason).
+ */
+export interface KindWithPruning {
+  unclaimed(api: LiveApi, context: PlanContext, why: PruneReason): PlannedAction[];
+}
+
+/** Where a prune comes from and why, for the deletes it plans. */
+export interface PruneReason {
+  readonly source: SourceLocation;
+  readonly reason: string;
 }
 
 /** A kind that repairs what planning recorded (identical twins), once every document is planned. */
@@ -161,7 +177,7 @@ export interface KindWithExport {
  * lists the kinds; shared code calls capabilities and never switches on kind or operation names.
  */
 export type KindEngine<D extends Document = Document, R extends ActionRequest = ActionRequest> = KindEngineCore<D, R>
-  & Partial<KindWithPruning<D> & KindWithRepairs & KindWithProtections<R> & KindWithDeletes<R> & KindWithReferences<R> & KindWithExport>;
+  & Partial<KindWithOwnership<D> & KindWithPruning & KindWithRepairs & KindWithProtections<R> & KindWithDeletes<R> & KindWithReferences<R> & KindWithExport>;
 
 /** The fields every action of one resource shares. */
 export type ActionBase = Pick<PlannedAction, "kind" | "address" | "name" | "identity" | "source"> & { readonly phase?: number };

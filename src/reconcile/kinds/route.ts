@@ -94,6 +94,11 @@ export const routeEngine = {
     }
   },
 
+  unclaimed: (api, context, { source, reason }) => api.routes.filter((route) => !context.isClaimed("routes", api.apiId, route.routeId)).map((route) => ({
+    kind: "Route", address: routeAddress(api.apiId, route.routeKey), name: route.routeKey, identity: `${api.apiId}/${route.routeKey}`, source,
+    type: "delete", phase: PHASE.routeDeletes, changes: [], reason, request: { op: "deleteRoute", apiId: api.apiId, routeId: route.routeId },
+  })),
+
   refusal: (request, _action, context) => (request.op === "createRoute" ? undefined : routeRefusal(request, context.live)),
 
   deleted: (request) => (request.op === "deleteRoute"
