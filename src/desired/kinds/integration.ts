@@ -1,6 +1,7 @@
 import { apiRefKey } from "../api-ref.js";
 import type { IntegrationDocument } from "../schema.js";
-import { commonGatewayProblems } from "./gateway-checks.js";
+import { integrationProtocolIssues } from "../../spec/gateway.js";
+import { commonGatewayProblems, type GatewayRules } from "./gateway-checks.js";
 import { groupBy, problemAt, type ApiKeyOf, type KindModel } from "./kind-model.js";
 
 /** The fields that identify an integration when no integrationId is pinned (DESIGN.md §3). */
@@ -12,6 +13,14 @@ function naturalKeyOf(document: IntegrationDocument, apiKey: ApiKeyOf): string {
   for (const field of NATURAL_KEY_FIELDS) key += `\u0000${document.spec[field] ?? "\u0001"}`;
   return key;
 }
+
+/** An integration's protocol rules (payloadFormatVersion is required only to create one) and pin. */
+export const INTEGRATION_RULES: GatewayRules = {
+  protocolIssues: (protocol, spec, prefix, creating) =>
+    integrationProtocolIssues(protocol, spec as Parameters<typeof integrationProtocolIssues>[1], prefix, { requirePayloadFormatVersion: creating }),
+  pinField: "integrationId",
+  noun: "integration",
+};
 
 /**
  * Integration: identity (API, logical name); it is matched to a live integration by a pinned
@@ -34,7 +43,7 @@ export const integrationModel: KindModel<IntegrationDocument> = {
 
   crossCheck(loaded, index) {
     const document = loaded.document;
-    const problems = commonGatewayProblems(loaded, index);
+    const problems = commonGatewayProblems(loaded, INTEGRATION_RULES, index);
     if (document.spec.integrationId === undefined && document.ensure === "present") {
       const twins = index.memo("integration-natural-keys", () => groupBy(index.documents, (other) =>
         other.document.kind === "Integration" && other.document.spec.integrationId === undefined && other.document.ensure === "present"

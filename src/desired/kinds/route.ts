@@ -1,8 +1,16 @@
 import { apiRefKey, isNameKey } from "../api-ref.js";
 import type { LoadedDocument } from "../load.js";
 import type { IntegrationDocument, RouteDocument } from "../schema.js";
-import { commonGatewayProblems } from "./gateway-checks.js";
+import { routeProtocolIssues } from "../../spec/gateway.js";
+import { commonGatewayProblems, type GatewayRules } from "./gateway-checks.js";
 import { groupBy, problemAt, type DocumentIndex, type KindModel } from "./kind-model.js";
+
+/** A route's protocol rules and pin. */
+export const ROUTE_RULES: GatewayRules = {
+  protocolIssues: (protocol, spec, prefix) => routeProtocolIssues(protocol, spec as Parameters<typeof routeProtocolIssues>[1], prefix),
+  pinField: "routeId",
+  noun: "route",
+};
 
 /**
  * Route: identity (API, routeKey), or a pinned routeId. A target `{integration: name}` must name an
@@ -31,7 +39,7 @@ export const routeModel: KindModel<RouteDocument> = {
   crossCheck(loaded, index) {
     const document = loaded.document;
     const key = index.apiKey(document.api);
-    const problems = commonGatewayProblems(loaded, index);
+    const problems = commonGatewayProblems(loaded, ROUTE_RULES, index);
     const target = document.spec.target;
     if (target && typeof target === "object" && document.ensure === "present") {
       const byName = index.memo("integrations-by-name", () => groupBy(index.documents, (other) =>

@@ -1,7 +1,6 @@
-import { protocolProblems } from "../../desired/kinds/gateway-checks.js";
+import { protocolProblems, type GatewayDocument, type GatewayRules } from "../../desired/kinds/gateway-checks.js";
 import { problemAt } from "../../desired/kinds/kind-model.js";
 import type { LoadedDocument } from "../../desired/load.js";
-import type { IntegrationDocument, RouteDocument } from "../../desired/schema.js";
 import type { ProtocolType } from "../../spec/gateway.js";
 import { collect, isNotFound } from "../../clients/index.js";
 import type { LiveApi, LiveNeed } from "../model.js";
@@ -20,13 +19,14 @@ export function integrationAddress(apiId: string, name: string): string {
  * checked. Either the planning inputs, or the plan that reports why there are none.
  */
 export function resolveGatewayDocument(
-  loaded: LoadedDocument<RouteDocument> | LoadedDocument<IntegrationDocument>,
+  loaded: LoadedDocument<GatewayDocument>,
+  rules: GatewayRules,
   context: PlanContext,
 ): { readonly apiId: string; readonly protocolType: ProtocolType | undefined; readonly liveApi: LiveApi } | { readonly failed: KindPlan } {
   const resolved = context.resolveApi(loaded.document.api);
   if ("problem" in resolved) return { failed: { actions: [], problems: [problemAt(loaded, ["api"], resolved.problem)] } };
   const { apiId, protocolType } = resolved;
-  const problems = protocolType ? protocolProblems(loaded, protocolType) : [];
+  const problems = protocolType ? protocolProblems(loaded, rules, protocolType) : [];
   if (problems.length > 0) return { failed: { actions: [], problems } };
   return { apiId, protocolType, liveApi: context.live.apis[apiId]! };
 }

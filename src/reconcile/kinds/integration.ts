@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { DesiredStateProblem } from "../../desired/desired-state-error.js";
 import { protocolProblems } from "../../desired/kinds/gateway-checks.js";
-import { NATURAL_KEY_FIELDS, integrationModel } from "../../desired/kinds/integration.js";
+import { INTEGRATION_RULES, NATURAL_KEY_FIELDS, integrationModel } from "../../desired/kinds/integration.js";
 import { problemAt } from "../../desired/kinds/kind-model.js";
 import type { LoadedDocument } from "../../desired/load.js";
 import type { IntegrationDocument } from "../../desired/schema.js";
@@ -38,7 +38,7 @@ export const integrationEngine = {
 
   plan(loaded, context) {
     const document = loaded.document;
-    const resolved = resolveGatewayDocument(loaded, context);
+    const resolved = resolveGatewayDocument(loaded, INTEGRATION_RULES, context);
     if ("failed" in resolved) return resolved.failed;
     const { apiId, protocolType, liveApi } = resolved;
     const spec = document.spec as Record<string, unknown>;
@@ -56,7 +56,7 @@ export const integrationEngine = {
         if (document.spec.integrationId !== undefined) {
           return { refused: `pinned integrationId ${document.spec.integrationId} does not exist in API ${apiId}: remove the pin to create a new integration` };
         }
-        const problems = protocolType ? protocolProblems(loaded, protocolType, true) : [];
+        const problems = protocolType ? protocolProblems(loaded, INTEGRATION_RULES, protocolType, true) : [];
         if (problems.length > 0) return { problems };
         context.resolveIntegrationName(apiId, document.name, "pending");
         const body = bodyOf(spec, ["integrationId"]);

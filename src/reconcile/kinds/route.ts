@@ -1,4 +1,4 @@
-import { routeModel } from "../../desired/kinds/route.js";
+import { ROUTE_RULES, routeModel } from "../../desired/kinds/route.js";
 import type { z } from "zod";
 import type { RouteDocument, RouteTarget } from "../../desired/schema.js";
 import { ROUTE_FIELDS, routeServerDefaults, type Route } from "../../spec/gateway.js";
@@ -30,7 +30,7 @@ export const routeEngine = {
 
   plan(loaded, context) {
     const document = loaded.document;
-    const resolved = resolveGatewayDocument(loaded, context);
+    const resolved = resolveGatewayDocument(loaded, ROUTE_RULES, context);
     if ("failed" in resolved) return resolved.failed;
     const { apiId, protocolType, liveApi } = resolved;
     const spec = document.spec;
