@@ -8,7 +8,7 @@ import { provider as nullProvider, resource as nullResource } from "@cdktf/provi
 
 /**
  * The one module that touches cdktf, its maintained fork cdktn, and @cdktf/provider-null
- * (STYLE.md 12). The constructs describe a resource as plain data (triggers, one local-exec
+ * (README, "cdktf constructs": cdktf is no longer maintained upstream, so one adapter holds it). The constructs describe a resource as plain data (triggers, one local-exec
  * provisioner, dependencies); this adapter makes it a `null_resource` or a `terraform_data` with
  * the library the user's app is built with (cdktf 0.21 or cdktn 0.24: the same API under another
  * name), writes files beside a stack's cdk.tf.json and finds stacks.

@@ -3,7 +3,7 @@ import { AccountId, AlternateContactType, ContactName, ContactTitle, EmailAddres
 import { INTEGRATION_FIELDS, ROUTE_FIELDS, ProtocolType } from "../spec/gateway.js";
 
 /**
- * The desired-state documents (DESIGN.md §5): camelCase everywhere, unknown fields rejected, wire
+ * The desired-state documents (README, "Desired-state documents"): camelCase everywhere, unknown fields rejected, wire
  * constraints reused from src/spec so that a document valid here is valid on the wire.
  */
 

@@ -3,7 +3,7 @@ import type { SourceLocation } from "../desired/desired-state-error.js";
 import { KINDS, type Kind } from "../desired/schema.js";
 
 /**
- * The drift report (DESIGN.md §3, README "Drift detection"): every resource in exactly one outcome.
+ * The drift report (README, "Drift detection"): every resource in exactly one outcome.
  * Plain JSON, versioned, so that shard reports written by separate processes merge into the report
  * one process would have written.
  */

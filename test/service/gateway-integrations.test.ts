@@ -17,11 +17,11 @@ import { call } from "../support/http.js";
 import { testWorld } from "../support/worlds.js";
 
 /**
- * Integrations of HTTP and WebSocket APIs over real HTTP: the Integration field table (spec §2),
- * HTTP-only and WebSocket-only fields, enums, timeoutInMillis ranges and defaults (spec §8),
+ * Integrations of HTTP and WebSocket APIs over real HTTP: the Integration field table,
+ * HTTP-only and WebSocket-only fields, enums, timeoutInMillis ranges and defaults,
  * responseParameters status keys, the three requestParameters shapes, the error table of
- * GetIntegrations and CreateIntegration (spec §4), GetIntegration/UpdateIntegration/DeleteIntegration
- * (DESIGN.md §2) and PATCH semantics.
+ * GetIntegrations and CreateIntegration, GetIntegration/UpdateIntegration/DeleteIntegration
+ * (README, "The embedded services") and PATCH semantics.
  */
 
 let service: RunningService;

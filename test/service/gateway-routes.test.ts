@@ -17,9 +17,9 @@ import { call } from "../support/http.js";
 import { testWorld } from "../support/worlds.js";
 
 /**
- * Routes of HTTP and WebSocket APIs over real HTTP: the Route field table (spec §2), per-protocol
+ * Routes of HTTP and WebSocket APIs over real HTTP: the Route field table, per-protocol
  * rules, HTTP route keys, AuthorizationType per protocol, the error table of GetRoute, DeleteRoute and
- * UpdateRoute (spec §4), CreateRoute/GetRoutes (DESIGN.md §2) and PATCH semantics.
+ * UpdateRoute, CreateRoute/GetRoutes (README, "The embedded services") and PATCH semantics.
  */
 
 let service: RunningService;
