@@ -1,8 +1,6 @@
 import {
   ACCOUNT_OPERATIONS,
   ACCOUNT_TARGET_PREFIX,
-  GetAlternateContactResponse,
-  GetRegionOptStatusResponse,
   ListRegionsResponse,
   MAX_LIST_REGIONS_RESULTS,
   type AccountOperationName,
@@ -14,6 +12,7 @@ import {
   type RegionRequest,
 } from "../spec/account.js";
 import type { z } from "zod";
+import type { OperationResult, OperationSpec } from "../spec/operation-table.js";
 import { isNotFound } from "./errors.js";
 import { paginate } from "./pagination.js";
 import type { Transport } from "./transport.js";
@@ -43,13 +42,13 @@ export class AccountClient {
 
   /** Creates or overwrites the contact of its type (idempotent). */
   putAlternateContact(input: PutAlternateContactRequest, options: CallOptions = {}): Promise<void> {
-    return this.#call("PutAlternateContact", input, undefined, options);
+    return this.#call("PutAlternateContact", input, options);
   }
 
   /** The contact of a type, or `undefined` when the account has none. */
   async getAlternateContact(input: AlternateContactKeyRequest, options: CallOptions = {}): Promise<AlternateContact | undefined> {
     try {
-      const response = await this.#call("GetAlternateContact", input, GetAlternateContactResponse, options);
+      const response = await this.#call("GetAlternateContact", input, options);
       return response.AlternateContact;
     } catch (error) {
       if (isNotFound(error)) return undefined;
@@ -60,7 +59,7 @@ export class AccountClient {
   /** Deletes the contact of a type; `false` when there was none (so a retried delete stays quiet). */
   async deleteAlternateContact(input: AlternateContactKeyRequest, options: CallOptions = {}): Promise<boolean> {
     try {
-      await this.#call("DeleteAlternateContact", input, undefined, options);
+      await this.#call("DeleteAlternateContact", input, options);
       return true;
     } catch (error) {
       if (isNotFound(error)) return false;
@@ -70,7 +69,7 @@ export class AccountClient {
 
   /** One page of ListRegions, as the service answers it. */
   listRegionsPage(input: ListRegionsRequest = {}, options: CallOptions = {}): Promise<z.infer<typeof ListRegionsResponse>> {
-    return this.#call("ListRegions", input, ListRegionsResponse, options);
+    return this.#call("ListRegions", input, options);
   }
 
   /** Every Region (optionally filtered), fetched lazily a page at a time. */
@@ -83,32 +82,33 @@ export class AccountClient {
   }
 
   getRegionOptStatus(input: RegionRequest, options: CallOptions = {}) {
-    return this.#call("GetRegionOptStatus", input, GetRegionOptStatusResponse, options);
+    return this.#call("GetRegionOptStatus", input, options);
   }
 
   /** Starts enabling an opt-in Region (a no-op when already ENABLED or ENABLING). */
   enableRegion(input: RegionRequest, options: CallOptions = {}): Promise<void> {
-    return this.#call("EnableRegion", input, undefined, options);
+    return this.#call("EnableRegion", input, options);
   }
 
   /** Starts disabling an opt-in Region (a no-op when already DISABLED or DISABLING). */
   disableRegion(input: RegionRequest, options: CallOptions = {}): Promise<void> {
-    return this.#call("DisableRegion", input, undefined, options);
+    return this.#call("DisableRegion", input, options);
   }
 
-  #call<T>(operation: AccountOperationName, body: unknown, response: z.ZodType<T> | undefined, options: CallOptions): Promise<T> {
+  /** One call of an operation, as its row of the table says (form B posts every operation to `/`). */
+  #call<N extends AccountOperationName>(operation: N, body: unknown, options: CallOptions): Promise<OperationResult<(typeof ACCOUNT_OPERATIONS)[N]>> {
+    const row: OperationSpec = ACCOUNT_OPERATIONS[operation];
     const formB = this.#form === "B";
     return this.#transport.call("account", {
       operation,
-      method: "POST",
-      path: formB ? "/" : ACCOUNT_OPERATIONS[operation].path,
+      method: row.method,
+      path: formB ? "/" : row.path,
       ...(formB ? { headers: { "x-svc-target": `${this.#targetPrefix}.${operation}` } } : {}),
       body,
-      // every account operation is a read or an idempotent put/delete/enable/disable
-      idempotent: true,
-      expectStatus: 200,
-      ...(response ? { response } : {}),
+      idempotent: row.idempotent,
+      expectStatus: row.status,
+      response: row.response,
       signal: options.signal,
-    });
+    }) as Promise<OperationResult<(typeof ACCOUNT_OPERATIONS)[N]>>;
   }
 }

@@ -1,21 +1,20 @@
-import type { z } from "zod";
 import {
-  Api,
-  Apis,
-  Integration,
-  Integrations,
+  GATEWAY_OPERATIONS,
   MAX_PAGE_SIZE,
-  Route,
-  Routes,
+  type Api,
   type CreateApiInput,
   type CreateIntegrationInput,
   type CreateRouteInput,
+  type GatewayOperationName,
+  type Integration,
+  type Route,
   type UpdateIntegrationInput,
   type UpdateRouteInput,
 } from "../spec/gateway.js";
+import { fillPath, type OperationResult, type OperationSpec, type PathParameters } from "../spec/operation-table.js";
 import { isNotFound } from "./errors.js";
-import { paginate } from "./pagination.js";
-import type { CallSpec, Transport } from "./transport.js";
+import { paginate, type Page } from "./pagination.js";
+import type { Transport } from "./transport.js";
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
@@ -26,12 +25,22 @@ export interface ListOptions extends CallOptions {
   readonly pageSize?: number;
 }
 
-const segment = encodeURIComponent;
+type Operations = typeof GATEWAY_OPERATIONS;
+type ListingName = { [N in GatewayOperationName]: Operations[N] extends { readonly query: unknown } ? N : never }[GatewayOperationName];
+type ItemOf<N extends ListingName> = OperationResult<Operations[N]> extends { readonly items: ReadonlyArray<infer I> } ? I : never;
+
+/** What one call sends besides its path: the body, the query, the abort signal. */
+interface CallInput {
+  readonly body?: unknown;
+  readonly query?: Readonly<Record<string, string | undefined>>;
+  readonly signal?: AbortSignal | undefined;
+}
 
 /**
- * Typed client of the API gateway service. Reads of a single resource answer `undefined` when that
- * resource is absent (a missing parent API is still an error); deletes answer `false` when there was
- * nothing to delete. Creates are never retried blindly: an ambiguous failure is an AmbiguousWriteError.
+ * Typed client of the API gateway service, every call built from the service's operation table
+ * (`GATEWAY_OPERATIONS`). Reads of a single resource answer `undefined` when that resource is absent
+ * (a missing parent API is still an error); deletes answer `false` when there was nothing to delete.
+ * Creates are never retried blindly: an ambiguous failure is an AmbiguousWriteError.
  */
 export class GatewayClient {
   readonly #transport: Transport;
@@ -41,78 +50,83 @@ export class GatewayClient {
   }
 
   createApi(input: CreateApiInput, options: CallOptions = {}): Promise<Api> {
-    return this.#call({ operation: "CreateApi", method: "POST", path: "/v2/apis", body: input, idempotent: false, expectStatus: 201, response: Api, signal: options.signal });
+    return this.#call("CreateApi", {}, { body: input, signal: options.signal });
   }
 
   getApi(apiId: string, options: CallOptions = {}): Promise<Api | undefined> {
-    return absentAsUndefined("Api", this.#call({ operation: "GetApi", method: "GET", path: `/v2/apis/${segment(apiId)}`, idempotent: true, expectStatus: 200, response: Api, signal: options.signal }));
+    return absentAsUndefined("Api", this.#call("GetApi", { apiId }, options));
   }
 
   apis(options: ListOptions = {}): AsyncGenerator<Api, void, undefined> {
-    return this.#list("GetApis", "/v2/apis", Apis, options);
+    return this.#list("GetApis", {}, options);
   }
 
   deleteApi(apiId: string, options: CallOptions = {}): Promise<boolean> {
-    return deletedOrAbsent("Api", this.#call({ operation: "DeleteApi", method: "DELETE", path: `/v2/apis/${segment(apiId)}`, idempotent: true, expectStatus: 204, signal: options.signal }));
+    return deletedOrAbsent("Api", this.#call("DeleteApi", { apiId }, options));
   }
 
   createRoute(apiId: string, input: CreateRouteInput, options: CallOptions = {}): Promise<Route> {
-    return this.#call({ operation: "CreateRoute", method: "POST", path: `/v2/apis/${segment(apiId)}/routes`, body: input, idempotent: false, expectStatus: 201, response: Route, signal: options.signal });
+    return this.#call("CreateRoute", { apiId }, { body: input, signal: options.signal });
   }
 
   getRoute(apiId: string, routeId: string, options: CallOptions = {}): Promise<Route | undefined> {
-    return absentAsUndefined("Route", this.#call({ operation: "GetRoute", method: "GET", path: routePath(apiId, routeId), idempotent: true, expectStatus: 200, response: Route, signal: options.signal }));
+    return absentAsUndefined("Route", this.#call("GetRoute", { apiId, routeId }, options));
   }
 
   routes(apiId: string, options: ListOptions = {}): AsyncGenerator<Route, void, undefined> {
-    return this.#list("GetRoutes", `/v2/apis/${segment(apiId)}/routes`, Routes, options);
+    return this.#list("GetRoutes", { apiId }, options);
   }
 
   updateRoute(apiId: string, routeId: string, patch: UpdateRouteInput, options: CallOptions = {}): Promise<Route> {
-    return this.#call({ operation: "UpdateRoute", method: "PATCH", path: routePath(apiId, routeId), body: patch, idempotent: true, expectStatus: 200, response: Route, signal: options.signal });
+    return this.#call("UpdateRoute", { apiId, routeId }, { body: patch, signal: options.signal });
   }
 
   deleteRoute(apiId: string, routeId: string, options: CallOptions = {}): Promise<boolean> {
-    return deletedOrAbsent("Route", this.#call({ operation: "DeleteRoute", method: "DELETE", path: routePath(apiId, routeId), idempotent: true, expectStatus: 204, signal: options.signal }));
+    return deletedOrAbsent("Route", this.#call("DeleteRoute", { apiId, routeId }, options));
   }
 
   createIntegration(apiId: string, input: CreateIntegrationInput, options: CallOptions = {}): Promise<Integration> {
-    return this.#call({ operation: "CreateIntegration", method: "POST", path: `/v2/apis/${segment(apiId)}/integrations`, body: input, idempotent: false, expectStatus: 201, response: Integration, signal: options.signal });
+    return this.#call("CreateIntegration", { apiId }, { body: input, signal: options.signal });
   }
 
   getIntegration(apiId: string, integrationId: string, options: CallOptions = {}): Promise<Integration | undefined> {
-    return absentAsUndefined("Integration", this.#call({ operation: "GetIntegration", method: "GET", path: integrationPath(apiId, integrationId), idempotent: true, expectStatus: 200, response: Integration, signal: options.signal }));
+    return absentAsUndefined("Integration", this.#call("GetIntegration", { apiId, integrationId }, options));
   }
 
   integrations(apiId: string, options: ListOptions = {}): AsyncGenerator<Integration, void, undefined> {
-    return this.#list("GetIntegrations", `/v2/apis/${segment(apiId)}/integrations`, Integrations, options);
+    return this.#list("GetIntegrations", { apiId }, options);
   }
 
   updateIntegration(apiId: string, integrationId: string, patch: UpdateIntegrationInput, options: CallOptions = {}): Promise<Integration> {
-    return this.#call({ operation: "UpdateIntegration", method: "PATCH", path: integrationPath(apiId, integrationId), body: patch, idempotent: true, expectStatus: 200, response: Integration, signal: options.signal });
+    return this.#call("UpdateIntegration", { apiId, integrationId }, { body: patch, signal: options.signal });
   }
 
   deleteIntegration(apiId: string, integrationId: string, options: CallOptions = {}): Promise<boolean> {
-    return deletedOrAbsent("Integration", this.#call({ operation: "DeleteIntegration", method: "DELETE", path: integrationPath(apiId, integrationId), idempotent: true, expectStatus: 204, signal: options.signal }));
+    return deletedOrAbsent("Integration", this.#call("DeleteIntegration", { apiId, integrationId }, options));
   }
 
-  #list<T>(operation: string, path: string, schema: z.ZodType<{ items: T[]; nextToken?: string | undefined }>, options: ListOptions): AsyncGenerator<T, void, undefined> {
+  /** Every item of a listing, fetched lazily a page at a time. */
+  #list<N extends ListingName>(operation: N, parameters: PathParameters<Operations[N]["path"]>, options: ListOptions): AsyncGenerator<ItemOf<N>, void, undefined> {
     const maxResults = String(options.pageSize ?? MAX_PAGE_SIZE);
     return paginate((nextToken) =>
-      this.#call({ operation, method: "GET", path, query: { maxResults, nextToken }, idempotent: true, expectStatus: 200, response: schema, signal: options.signal }));
+      this.#call(operation, parameters, { query: { maxResults, nextToken }, signal: options.signal }) as Promise<Page<ItemOf<N>>>);
   }
 
-  #call<T>(spec: CallSpec<T>): Promise<T> {
-    return this.#transport.call("apigateway", spec);
+  /** One call of an operation, as its row of the table says: method, path, status, idempotence and answer. */
+  #call<N extends GatewayOperationName>(operation: N, parameters: PathParameters<Operations[N]["path"]>, input: CallInput): Promise<OperationResult<Operations[N]>> {
+    const row: OperationSpec = GATEWAY_OPERATIONS[operation];
+    return this.#transport.call("apigateway", {
+      operation,
+      method: row.method,
+      path: fillPath(row.path, parameters),
+      query: input.query,
+      body: input.body,
+      idempotent: row.idempotent,
+      expectStatus: row.status,
+      response: row.response,
+      signal: input.signal,
+    }) as Promise<OperationResult<Operations[N]>>;
   }
-}
-
-function routePath(apiId: string, routeId: string): string {
-  return `/v2/apis/${segment(apiId)}/routes/${segment(routeId)}`;
-}
-
-function integrationPath(apiId: string, integrationId: string): string {
-  return `/v2/apis/${segment(apiId)}/integrations/${segment(integrationId)}`;
 }
 
 async function absentAsUndefined<T>(resourceType: string, pending: Promise<T>): Promise<T | undefined> {

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { describeZodIssues, type FieldIssue } from "../spec/field-issues.js";
+import { routerPath, type OperationTable } from "../spec/operation-table.js";
 import type { Identity } from "./identity.js";
 import type { ErrorDialect, ServiceName } from "./service-error.js";
 
@@ -32,6 +33,23 @@ export interface Operation {
    * relies on it to answer only from durable state (README, "Durability").
    */
   handle(call: OperationCall): OperationReply | Promise<OperationReply>;
+}
+
+/** A handler for every operation of a service's table (a missing one does not compile). */
+export type OperationHandlers<T extends OperationTable> = {
+  readonly [N in keyof T]: (call: OperationCall) => OperationReply | Promise<OperationReply>;
+};
+
+/** The operations of a service: each row of its table (src/spec/), answered by its handler. */
+export function operationsOf<T extends OperationTable>(service: ServiceName, table: T, handlers: OperationHandlers<T>): Operation[] {
+  return Object.entries(table).map(([name, spec]) => ({
+    service,
+    name,
+    method: spec.method,
+    path: routerPath(spec.path),
+    write: spec.write,
+    handle: handlers[name as keyof T],
+  }));
 }
 
 /**

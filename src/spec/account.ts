@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { OperationTable } from "./operation-table.js";
 import { codePointLength } from "./text.js";
 
 /**
@@ -83,16 +84,20 @@ export type RegionRequest = z.infer<typeof RegionRequest>;
 export const GetRegionOptStatusResponse = z.object({ RegionName: z.string(), RegionOptStatus });
 export type GetRegionOptStatusResponse = z.infer<typeof GetRegionOptStatusResponse>;
 
-/** Every operation of the account service, with the request schema it takes. */
+/**
+ * Every operation of the account service (form A paths; form B posts to `/` with `X-Svc-Target`):
+ * the service routes and answers each row, the client builds each call from it. Every operation is
+ * a read or an idempotent put, delete, enable or disable, answered 200.
+ */
 export const ACCOUNT_OPERATIONS = {
-  PutAlternateContact: { path: "/putAlternateContact", request: PutAlternateContactRequest, write: true },
-  GetAlternateContact: { path: "/getAlternateContact", request: AlternateContactKeyRequest, write: false },
-  DeleteAlternateContact: { path: "/deleteAlternateContact", request: AlternateContactKeyRequest, write: true },
-  ListRegions: { path: "/listRegions", request: ListRegionsRequest, write: false },
-  GetRegionOptStatus: { path: "/getRegionOptStatus", request: RegionRequest, write: false },
-  EnableRegion: { path: "/enableRegion", request: RegionRequest, write: true },
-  DisableRegion: { path: "/disableRegion", request: RegionRequest, write: true },
-} as const;
+  PutAlternateContact: { method: "POST", path: "/putAlternateContact", request: PutAlternateContactRequest, status: 200, idempotent: true, write: true },
+  GetAlternateContact: { method: "POST", path: "/getAlternateContact", request: AlternateContactKeyRequest, response: GetAlternateContactResponse, status: 200, idempotent: true, write: false },
+  DeleteAlternateContact: { method: "POST", path: "/deleteAlternateContact", request: AlternateContactKeyRequest, status: 200, idempotent: true, write: true },
+  ListRegions: { method: "POST", path: "/listRegions", request: ListRegionsRequest, response: ListRegionsResponse, status: 200, idempotent: true, write: false },
+  GetRegionOptStatus: { method: "POST", path: "/getRegionOptStatus", request: RegionRequest, response: GetRegionOptStatusResponse, status: 200, idempotent: true, write: false },
+  EnableRegion: { method: "POST", path: "/enableRegion", request: RegionRequest, status: 200, idempotent: true, write: true },
+  DisableRegion: { method: "POST", path: "/disableRegion", request: RegionRequest, status: 200, idempotent: true, write: true },
+} as const satisfies OperationTable;
 export type AccountOperationName = keyof typeof ACCOUNT_OPERATIONS;
 
 export const ACCOUNT_ERROR_TYPES = [

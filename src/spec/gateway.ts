@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { FieldIssue } from "./field-issues.js";
 import { renderValue } from "./field-issues.js";
+import type { OperationTable } from "./operation-table.js";
 
 /**
  * Wire schemas of the API gateway service (spec/api-gateway-service.md and DESIGN.md §2), and the
@@ -172,6 +173,33 @@ export const DEFAULT_PAGE_SIZE = 100;
 export const MaxResultsParameter = z.string().regex(/^\d{1,3}$/, { error: "expected a string holding an integer from 1 to 500" })
   .refine((value) => Number(value) >= 1 && Number(value) <= MAX_PAGE_SIZE, { error: "expected a string holding an integer from 1 to 500" });
 export const ListQuery = z.object({ maxResults: MaxResultsParameter.optional(), nextToken: z.string().max(1000).optional() });
+
+const API_PATH = "/v2/apis/{apiId}";
+const ROUTE_PATH = `${API_PATH}/routes/{routeId}`;
+const INTEGRATION_PATH = `${API_PATH}/integrations/{integrationId}`;
+
+/**
+ * Every operation of the API gateway service (README, "The embedded services"): the service routes
+ * and answers each row, the client builds each call from it. Creates are the only writes that are
+ * not idempotent; a delete answers 204 with no body.
+ */
+export const GATEWAY_OPERATIONS = {
+  CreateApi: { method: "POST", path: "/v2/apis", request: CreateApiInput, response: Api, status: 201, idempotent: false, write: true },
+  GetApis: { method: "GET", path: "/v2/apis", query: ListQuery, response: Apis, status: 200, idempotent: true, write: false },
+  GetApi: { method: "GET", path: API_PATH, response: Api, status: 200, idempotent: true, write: false },
+  DeleteApi: { method: "DELETE", path: API_PATH, status: 204, idempotent: true, write: true },
+  CreateRoute: { method: "POST", path: `${API_PATH}/routes`, request: CreateRouteInput, response: Route, status: 201, idempotent: false, write: true },
+  GetRoutes: { method: "GET", path: `${API_PATH}/routes`, query: ListQuery, response: Routes, status: 200, idempotent: true, write: false },
+  GetRoute: { method: "GET", path: ROUTE_PATH, response: Route, status: 200, idempotent: true, write: false },
+  UpdateRoute: { method: "PATCH", path: ROUTE_PATH, request: UpdateRouteInput, response: Route, status: 200, idempotent: true, write: true },
+  DeleteRoute: { method: "DELETE", path: ROUTE_PATH, status: 204, idempotent: true, write: true },
+  CreateIntegration: { method: "POST", path: `${API_PATH}/integrations`, request: CreateIntegrationInput, response: Integration, status: 201, idempotent: false, write: true },
+  GetIntegrations: { method: "GET", path: `${API_PATH}/integrations`, query: ListQuery, response: Integrations, status: 200, idempotent: true, write: false },
+  GetIntegration: { method: "GET", path: INTEGRATION_PATH, response: Integration, status: 200, idempotent: true, write: false },
+  UpdateIntegration: { method: "PATCH", path: INTEGRATION_PATH, request: UpdateIntegrationInput, response: Integration, status: 200, idempotent: true, write: true },
+  DeleteIntegration: { method: "DELETE", path: INTEGRATION_PATH, status: 204, idempotent: true, write: true },
+} as const satisfies OperationTable;
+export type GatewayOperationName = keyof typeof GATEWAY_OPERATIONS;
 
 export const GatewayErrorBody = z.object({ message: z.string(), resourceType: z.string().optional(), limitType: z.string().optional() });
 export type GatewayErrorBody = z.infer<typeof GatewayErrorBody>;

@@ -4,11 +4,10 @@ import {
   AlternateContact,
   RegionOptStatus,
   MAX_LIST_REGIONS_RESULTS,
-  type AccountOperationName,
   type Region,
 } from "../../spec/account.js";
 import { accountDialect, accountErrors } from "../service-error.js";
-import { parseInput, type Operation, type OperationCall, type OperationReply } from "../operation.js";
+import { operationsOf, parseInput, type Operation, type OperationCall, type OperationReply } from "../operation.js";
 import { MapCollection } from "../map-collection.js";
 import type { PageTokens } from "../page-token.js";
 import type { Store } from "../store.js";
@@ -51,7 +50,7 @@ export class AccountService {
   }
 
   operations(): Operation[] {
-    const handlers: Record<AccountOperationName, (call: OperationCall) => Promise<OperationReply> | OperationReply> = {
+    return operationsOf("account", ACCOUNT_OPERATIONS, {
       PutAlternateContact: (call) => this.#putAlternateContact(call),
       GetAlternateContact: (call) => this.#getAlternateContact(call),
       DeleteAlternateContact: (call) => this.#deleteAlternateContact(call),
@@ -59,15 +58,7 @@ export class AccountService {
       GetRegionOptStatus: (call) => this.#getRegionOptStatus(call),
       EnableRegion: (call) => this.#changeRegion(call, "enable"),
       DisableRegion: (call) => this.#changeRegion(call, "disable"),
-    };
-    return (Object.keys(ACCOUNT_OPERATIONS) as AccountOperationName[]).map((name) => ({
-      service: "account",
-      name,
-      method: "POST",
-      path: ACCOUNT_OPERATIONS[name].path,
-      write: ACCOUNT_OPERATIONS[name].write,
-      handle: handlers[name],
-    }));
+    });
   }
 
   async #putAlternateContact(call: OperationCall): Promise<OperationReply> {

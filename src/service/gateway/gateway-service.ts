@@ -1,24 +1,20 @@
-import type { z } from "zod";
 import {
-  CreateApiInput,
-  CreateIntegrationInput,
-  CreateRouteInput,
   DEFAULT_HTTP_ROUTE_SELECTION_EXPRESSION,
   DEFAULT_PAGE_SIZE,
+  GATEWAY_OPERATIONS,
   ListQuery,
-  UpdateIntegrationInput,
-  UpdateRouteInput,
   integrationProtocolIssues,
   integrationServerDefaults,
   routeProtocolIssues,
   routeServerDefaults,
   type Api,
+  type CreateApiInput,
   type Integration,
   type ProtocolType,
   type Route,
 } from "../../spec/gateway.js";
 import type { FieldIssue } from "../../spec/field-issues.js";
-import { invalidFields, parseInput, type Operation, type OperationCall, type OperationReply } from "../operation.js";
+import { invalidFields, operationsOf, parseInput, type Operation, type OperationCall, type OperationReply } from "../operation.js";
 import type { PageTokens } from "../page-token.js";
 import { gatewayDialect, gatewayErrors } from "../service-error.js";
 import type { Store } from "../store.js";
@@ -28,10 +24,6 @@ import { GatewayState, gatewayMutations, type ApiRecord, type StoredApi } from "
 /** Routes and integrations an API may hold; one more is a 409 ConflictException (README, "Limits"). */
 export const MAX_ROUTES_PER_API = 300;
 export const MAX_INTEGRATIONS_PER_API = 300;
-
-const API_PATH = "/v2/apis/:apiId";
-const ROUTE_PATH = `${API_PATH}/routes/:routeId`;
-const INTEGRATION_PATH = `${API_PATH}/integrations/:integrationId`;
 
 /** The embedded API gateway service: APIs, routes and integrations of HTTP and WebSocket APIs. */
 export class GatewayService {
@@ -58,30 +50,28 @@ export class GatewayService {
   }
 
   operations(): Operation[] {
-    const op = (name: string, method: Operation["method"], path: string, write: boolean, handle: (call: OperationCall) => OperationReply | Promise<OperationReply>): Operation =>
-      ({ service: "apigateway", name, method, path, write, handle });
-    return [
-      op("CreateApi", "POST", "/v2/apis", true, (call) => this.#createApi(call)),
-      op("GetApis", "GET", "/v2/apis", false, (call) => this.#getApis(call)),
-      op("GetApi", "GET", API_PATH, false, (call) => ({ status: 200, body: this.#api(call).stored.api })),
-      op("DeleteApi", "DELETE", API_PATH, true, (call) => this.#deleteApi(call)),
-      op("CreateRoute", "POST", `${API_PATH}/routes`, true, (call) => this.#createRoute(call)),
-      op("GetRoutes", "GET", `${API_PATH}/routes`, false, (call) => this.#getRoutes(call)),
-      op("GetRoute", "GET", ROUTE_PATH, false, (call) => this.#getRoute(call)),
-      op("UpdateRoute", "PATCH", ROUTE_PATH, true, (call) => this.#updateRoute(call)),
-      op("DeleteRoute", "DELETE", ROUTE_PATH, true, (call) => this.#deleteRoute(call)),
-      op("CreateIntegration", "POST", `${API_PATH}/integrations`, true, (call) => this.#createIntegration(call)),
-      op("GetIntegrations", "GET", `${API_PATH}/integrations`, false, (call) => this.#getIntegrations(call)),
-      op("GetIntegration", "GET", INTEGRATION_PATH, false, (call) => this.#getIntegration(call)),
-      op("UpdateIntegration", "PATCH", INTEGRATION_PATH, true, (call) => this.#updateIntegration(call)),
-      op("DeleteIntegration", "DELETE", INTEGRATION_PATH, true, (call) => this.#deleteIntegration(call)),
-    ];
+    return operationsOf("apigateway", GATEWAY_OPERATIONS, {
+      CreateApi: (call) => this.#createApi(call),
+      GetApis: (call) => this.#getApis(call),
+      GetApi: (call) => ({ status: 200, body: this.#api(call).stored.api }),
+      DeleteApi: (call) => this.#deleteApi(call),
+      CreateRoute: (call) => this.#createRoute(call),
+      GetRoutes: (call) => this.#getRoutes(call),
+      GetRoute: (call) => this.#getRoute(call),
+      UpdateRoute: (call) => this.#updateRoute(call),
+      DeleteRoute: (call) => this.#deleteRoute(call),
+      CreateIntegration: (call) => this.#createIntegration(call),
+      GetIntegrations: (call) => this.#getIntegrations(call),
+      GetIntegration: (call) => this.#getIntegration(call),
+      UpdateIntegration: (call) => this.#updateIntegration(call),
+      DeleteIntegration: (call) => this.#deleteIntegration(call),
+    });
   }
 
   // --- APIs -------------------------------------------------------------------------------
 
   async #createApi(call: OperationCall): Promise<OperationReply> {
-    const input = parseInput(CreateApiInput, call.body, gatewayDialect);
+    const input = parseInput(GATEWAY_OPERATIONS.CreateApi.request, call.body, gatewayDialect);
     const issues: FieldIssue[] = [];
     if (input.protocolType === "WEBSOCKET" && input.routeSelectionExpression === undefined) {
       issues.push({ name: "routeSelectionExpression", message: 'routeSelectionExpression is required for a WEBSOCKET API (e.g. "$request.body.action")' });
@@ -96,7 +86,7 @@ export class GatewayService {
   }
 
   /** The mutations that create an API, and with `target` its managed `$default` route and integration. */
-  #createApiMutations(owner: string, input: z.infer<typeof CreateApiInput>, apiId = this.#state.newApiId()) {
+  #createApiMutations(owner: string, input: CreateApiInput, apiId = this.#state.newApiId()) {
     const api: Api = {
       apiId,
       name: input.name,
@@ -153,7 +143,7 @@ export class GatewayService {
   // --- routes -----------------------------------------------------------------------------
 
   async #createRoute(call: OperationCall): Promise<OperationReply> {
-    const input = parseInput(CreateRouteInput, call.body, gatewayDialect);
+    const input = parseInput(GATEWAY_OPERATIONS.CreateRoute.request, call.body, gatewayDialect);
     const record = this.#api(call);
     const protocol = record.stored.api.protocolType;
     const issues = [...routeProtocolIssues(protocol, input), ...this.#targetIssues(record, input.target)];
@@ -181,7 +171,7 @@ export class GatewayService {
   }
 
   async #updateRoute(call: OperationCall): Promise<OperationReply> {
-    const input = parseInput(UpdateRouteInput, call.body, gatewayDialect);
+    const input = parseInput(GATEWAY_OPERATIONS.UpdateRoute.request, call.body, gatewayDialect);
     const record = this.#api(call);
     const stored = this.#route(record, call);
     const protocol = record.stored.api.protocolType;
@@ -234,7 +224,7 @@ export class GatewayService {
   // --- integrations -----------------------------------------------------------------------
 
   async #createIntegration(call: OperationCall): Promise<OperationReply> {
-    const input = parseInput(CreateIntegrationInput, call.body, gatewayDialect);
+    const input = parseInput(GATEWAY_OPERATIONS.CreateIntegration.request, call.body, gatewayDialect);
     const record = this.#api(call);
     const protocol = record.stored.api.protocolType;
     const issues = integrationProtocolIssues(protocol, input);
@@ -261,7 +251,7 @@ export class GatewayService {
   }
 
   async #updateIntegration(call: OperationCall): Promise<OperationReply> {
-    const input = parseInput(UpdateIntegrationInput, call.body, gatewayDialect);
+    const input = parseInput(GATEWAY_OPERATIONS.UpdateIntegration.request, call.body, gatewayDialect);
     const record = this.#api(call);
     const stored = this.#integration(record, call);
     const protocol = record.stored.api.protocolType;
