@@ -1,4 +1,5 @@
 import type { BenchExperiment } from "../experiment.js";
+import { buildsCompared } from "./builds-compared.js";
 import { cdktfApply } from "./cdktf-apply.js";
 import { clientVsAutocannon } from "./client-vs-autocannon.js";
 import { driftEstate } from "./drift-estate.js";
@@ -7,4 +8,4 @@ import { reconcileEstate } from "./reconcile-estate.js";
 import { validateEstate } from "./validate-estate.js";
 
 /** Every comparison benchmark, in the order they run after the load cases. */
-export const BENCH_EXPERIMENTS: ReadonlyArray<BenchExperiment> = [clientVsAutocannon, validateEstate, reconcileEstate, driftEstate, htmlReport, cdktfApply];
+export const BENCH_EXPERIMENTS: ReadonlyArray<BenchExperiment> = [clientVsAutocannon, validateEstate, reconcileEstate, driftEstate, htmlReport, cdktfApply, buildsCompared];
