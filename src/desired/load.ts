@@ -49,7 +49,6 @@ export interface LoadOptions {
   readonly onWarning?: (warning: string) => void;
 }
 
-/** The largest desired-state file converge reads; a larger one is refused before it is read. */
 /**
  * The largest desired-state file converge reads; a larger one is refused before it is read. At this
  * size a file of the smallest documents (about 300,000 RegionOptIn documents) loads in under 500 MiB.

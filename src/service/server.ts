@@ -292,12 +292,7 @@ class Pipeline {
 
   #route(request: IncomingMessage, path: string, dialect: ErrorDialect): Operation {
     const method = request.method ?? "GET";
-    let found: ReturnType<typeof this.routerFind>;
-    try {
-      found = this.routerFind(method, path);
-    } catch {
-      found = null;
-    }
+    const found = this.#find(method, path);
     if (found) return (found.store as Resolver)(request);
     if (dialect === DIALECTS.apigateway) {
       throw new ServiceError(404, "NotFoundException", `no operation answers ${method} ${path}`);
@@ -307,8 +302,13 @@ class Pipeline {
     ]);
   }
 
-  private routerFind(method: string, path: string) {
-    return this.#router.find(method as "GET", path);
+  /** The route of a method and path; none for a method the router does not know (it throws then). */
+  #find(method: string, path: string) {
+    try {
+      return this.#router.find(method as "GET", path);
+    } catch {
+      return null;
+    }
   }
 
   #send(response: ServerResponse, status: number, text: string | undefined, requestId: string): void {

@@ -267,16 +267,17 @@ interface Entry {
   readonly reject: (error: unknown) => void;
 }
 
-/**
- * Append-only journal with group commit (the commits queued during one sync become the next
- * record) and periodic compaction into a snapshot.
- */
+/** How a journal writes, tells and compacts. */
 interface JournalSettings {
   readonly fs: StateFileSystem;
   readonly notice: (message: string) => void;
   readonly compactAfter: number;
 }
 
+/**
+ * Append-only journal with group commit (the commits queued during one sync become the next
+ * record) and periodic compaction into a snapshot.
+ */
 class Journal {
   readonly #path: string;
   readonly #owner: JournalOwner;

@@ -3,7 +3,8 @@ import type { OperationTable } from "./operation-table.js";
 import { codePointLength } from "./text.js";
 
 /**
- * Wire schemas of the account management service (spec/account-service.md and DESIGN.md §2).
+ * Wire schemas of the account management service (README, "The embedded services" and "Reference:
+ * decisions where the spec is silent").
  * Field names are the wire's PascalCase. Every constraint of the spec page lives here and only here.
  */
 

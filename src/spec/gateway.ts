@@ -4,7 +4,8 @@ import { renderValue } from "./field-issues.js";
 import type { OperationTable } from "./operation-table.js";
 
 /**
- * Wire schemas of the API gateway service (spec/api-gateway-service.md and DESIGN.md §2), and the
+ * Wire schemas of the API gateway service (README, "The embedded services" and "Reference: decisions
+ * where the spec is silent"), and the
  * per-protocol rules that the service enforces and the desired model checks before any call.
  * Field names are the wire's camelCase.
  */
@@ -20,22 +21,22 @@ export const HTTP_METHODS = ["ANY", "GET", "POST", "PUT", "PATCH", "DELETE", "HE
 export type ProtocolType = (typeof PROTOCOL_TYPES)[number];
 export type AuthorizationType = (typeof AUTHORIZATION_TYPES)[number];
 
-/** Authorization types each protocol accepts (spec §2, AuthorizationType). */
+/** Authorization types each protocol accepts (README, "Reference: decisions where the spec is silent"). */
 export const AUTHORIZATION_TYPES_BY_PROTOCOL: Readonly<Record<ProtocolType, ReadonlyArray<AuthorizationType>>> = {
   HTTP: ["NONE", "JWT", "CLOUD_IAM", "CUSTOM"],
   WEBSOCKET: ["NONE", "CLOUD_IAM", "CUSTOM"],
 };
 
-/** timeoutInMillis per protocol (spec §8). */
+/** timeoutInMillis per protocol: range and default (README, "Reference: decisions where the spec is silent"). */
 export const TIMEOUT_RANGE_BY_PROTOCOL: Readonly<Record<ProtocolType, { readonly min: number; readonly max: number; readonly default: number }>> = {
   HTTP: { min: 50, max: 30_000, default: 30_000 },
   WEBSOCKET: { min: 50, max: 29_000, default: 29_000 },
 };
 
 /**
- * What the service shows for route fields never set, per protocol (DESIGN.md §2: responses show
- * server defaults). The reconciler treats these values as absent, so they are never drift. An unknown
- * protocol gives the defaults both protocols share.
+ * What the service shows for route fields never set, per protocol (README, "Reference: decisions
+ * where the spec is silent": responses show server defaults). The reconciler treats these values as
+ * absent, so they are never drift. An unknown protocol gives the defaults both protocols share.
  */
 export function routeServerDefaults(protocol: ProtocolType | undefined): Readonly<Record<string, unknown>> {
   return protocol === "HTTP" ? { authorizationType: "NONE" } : { authorizationType: "NONE", apiKeyRequired: false };
@@ -169,7 +170,7 @@ export const DEFAULT_HTTP_ROUTE_SELECTION_EXPRESSION = "${request.method} ${requ
 export const MAX_PAGE_SIZE = 500;
 export const DEFAULT_PAGE_SIZE = 100;
 
-/** `maxResults` travels as a string holding an integer 1..500 (DESIGN.md §2). */
+/** `maxResults` travels as a string holding an integer 1..500 (README, "Reference: decisions where the spec is silent"). */
 export const MaxResultsParameter = z.string().regex(/^\d{1,3}$/, { error: "expected a string holding an integer from 1 to 500" })
   .refine((value) => Number(value) >= 1 && Number(value) <= MAX_PAGE_SIZE, { error: "expected a string holding an integer from 1 to 500" });
 export const ListQuery = z.object({ maxResults: MaxResultsParameter.optional(), nextToken: z.string().max(1000).optional() });

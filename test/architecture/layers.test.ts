@@ -163,3 +163,39 @@ describe("kind and operation names", () => {
     expect(files.flatMap(namesOutsideTheirKind)).toEqual([]);
   });
 });
+
+/**
+ * Comments and docs cite only files in the repository (README sections, files of the tree): a clone
+ * has no design notes or spec pages beside it, so a reference to one is a dead end for its reader.
+ */
+describe("references", () => {
+  const OUTSIDE = [/\bDESIGN\.md\b/, /\bspec\/[\w-]+\.md\b/, /\bshared\/(?:DESIGN|STYLE|spec)\b/, /\bSTYLE\.md\b/];
+  const TREES = ["src", "constructs", "test", "examples", ".ci"];
+
+  function textFiles(directory: string): string[] {
+    return readdirSync(join(ROOT, directory), { withFileTypes: true, recursive: true })
+      .filter((entry) => entry.isFile() && !entry.parentPath.includes("node_modules") && /\.(ts|mjs|js|md|ya?ml|json|sh|tf|hcl|proto)$|^run$/.test(entry.name))
+      .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)));
+  }
+
+  function outsideReferences(file: string): string[] {
+    return readFileSync(join(ROOT, file), "utf8").split("\n").flatMap((line, index) =>
+      OUTSIDE.some((pattern) => pattern.test(line)) ? [`${file}:${index + 1}: ${line.trim()}`] : []);
+  }
+
+  it("finds a reference to a document outside the repository (the check can fail)", () => {
+    const probe = join(ROOT, "src/reference-probe.ts");
+    writeFileSync(probe, ["// see DESIGN", ".md §2"].join("") + "\n");
+    try {
+      expect(outsideReferences("src/reference-probe.ts")).toHaveLength(1);
+    } finally {
+      rmSync(probe);
+    }
+  });
+
+  it("cites no document outside the repository in the sources, tests, examples, CI or README", () => {
+    const files = [...TREES.flatMap(textFiles), "README.md"].filter((file) => file !== "test/architecture/layers.test.ts");
+    expect(files.length).toBeGreaterThan(200);
+    expect(files.flatMap(outsideReferences)).toEqual([]);
+  });
+});

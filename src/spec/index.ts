@@ -1,0 +1,9 @@
+/**
+ * The contract of both services as zod schemas (`converge/spec`): wire shapes, field rules, the
+ * per-protocol rules of the gateway, and each service's operation table (README, "Typed clients").
+ * Field names are the wire's: PascalCase for the account service, camelCase for the gateway.
+ */
+export * from "./account.js";
+export * from "./gateway.js";
+export { fillPath, routerPath, type OperationSpec, type OperationTable, type OperationResult, type PathParameters, type PathParameterNames } from "./operation-table.js";
+export type { FieldIssue } from "./field-issues.js";
