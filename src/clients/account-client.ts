@@ -16,6 +16,7 @@ import type { OperationResult, OperationSpec } from "../spec/operation-table.js"
 import { isNotFound } from "./errors.js";
 import { paginate } from "./pagination.js";
 import type { Transport } from "./transport.js";
+import type { WriteListener } from "./write-listener.js";
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
@@ -26,6 +27,8 @@ export interface AccountClientOptions {
   readonly form?: "A" | "B";
   /** Form B target prefix; must contain 20210201. @default "AccountService_20210201" */
   readonly targetPrefix?: string;
+  /** Told of every write the service acknowledged (see {@link WriteListener}). */
+  readonly onWrite?: WriteListener | undefined;
 }
 
 /** Typed client of the account management service: every operation, answers checked against the spec schemas. */
@@ -33,11 +36,13 @@ export class AccountClient {
   readonly #transport: Transport;
   readonly #form: "A" | "B";
   readonly #targetPrefix: string;
+  readonly #onWrite: WriteListener | undefined;
 
   constructor(transport: Transport, options: AccountClientOptions = {}) {
     this.#transport = transport;
     this.#form = options.form ?? "A";
     this.#targetPrefix = options.targetPrefix ?? ACCOUNT_TARGET_PREFIX;
+    this.#onWrite = options.onWrite;
   }
 
   /** Creates or overwrites the contact of its type (idempotent). */
@@ -96,10 +101,10 @@ export class AccountClient {
   }
 
   /** One call of an operation, as its row of the table says (form B posts every operation to `/`). */
-  #call<N extends AccountOperationName>(operation: N, body: unknown, options: CallOptions): Promise<OperationResult<(typeof ACCOUNT_OPERATIONS)[N]>> {
+  async #call<N extends AccountOperationName>(operation: N, body: unknown, options: CallOptions): Promise<OperationResult<(typeof ACCOUNT_OPERATIONS)[N]>> {
     const row: OperationSpec = ACCOUNT_OPERATIONS[operation];
     const formB = this.#form === "B";
-    return this.#transport.call("account", {
+    const result = await this.#transport.call("account", {
       operation,
       method: row.method,
       path: formB ? "/" : row.path,
@@ -109,6 +114,8 @@ export class AccountClient {
       expectStatus: row.status,
       response: row.response,
       signal: options.signal,
-    }) as Promise<OperationResult<(typeof ACCOUNT_OPERATIONS)[N]>>;
+    });
+    if (row.write) this.#onWrite?.({ service: "account", operation, parameters: {}, body, result });
+    return result as OperationResult<(typeof ACCOUNT_OPERATIONS)[N]>;
   }
 }

@@ -15,6 +15,7 @@ import { fillPath, type OperationResult, type OperationSpec, type PathParameters
 import { isNotFound } from "./errors.js";
 import { paginate, type Page } from "./pagination.js";
 import type { Transport } from "./transport.js";
+import type { WriteListener } from "./write-listener.js";
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
@@ -44,9 +45,12 @@ interface CallInput {
  */
 export class GatewayClient {
   readonly #transport: Transport;
+  readonly #onWrite: WriteListener | undefined;
 
-  constructor(transport: Transport) {
+  /** `onWrite`: told of every write the service acknowledged (see {@link WriteListener}). */
+  constructor(transport: Transport, options: { readonly onWrite?: WriteListener | undefined } = {}) {
     this.#transport = transport;
+    this.#onWrite = options.onWrite;
   }
 
   createApi(input: CreateApiInput, options: CallOptions = {}): Promise<Api> {
@@ -113,9 +117,9 @@ export class GatewayClient {
   }
 
   /** One call of an operation, as its row of the table says: method, path, status, idempotence and answer. */
-  #call<N extends GatewayOperationName>(operation: N, parameters: PathParameters<Operations[N]["path"]>, input: CallInput): Promise<OperationResult<Operations[N]>> {
+  async #call<N extends GatewayOperationName>(operation: N, parameters: PathParameters<Operations[N]["path"]>, input: CallInput): Promise<OperationResult<Operations[N]>> {
     const row: OperationSpec = GATEWAY_OPERATIONS[operation];
-    return this.#transport.call("apigateway", {
+    const result = await this.#transport.call("apigateway", {
       operation,
       method: row.method,
       path: fillPath(row.path, parameters),
@@ -125,7 +129,9 @@ export class GatewayClient {
       expectStatus: row.status,
       response: row.response,
       signal: input.signal,
-    }) as Promise<OperationResult<Operations[N]>>;
+    });
+    if (row.write) this.#onWrite?.({ service: "apigateway", operation, parameters, body: input.body, result });
+    return result as OperationResult<Operations[N]>;
   }
 }
 

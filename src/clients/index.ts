@@ -2,6 +2,7 @@ import type { Dispatcher } from "undici";
 import { AccountClient, type AccountClientOptions } from "./account-client.js";
 import { GatewayClient } from "./gateway-client.js";
 import { Transport, createPool, type PoolOptions, type TransportOptions } from "./transport.js";
+import type { WriteListener } from "./write-listener.js";
 
 export * from "./errors.js";
 export { Credentials } from "./credentials.js";
@@ -11,6 +12,7 @@ export { Transport, createPool, type PoolOptions, type TransportOptions, type Ti
 export { AdaptiveRateLimiter, type RateLimit, type RateLimiterOptions } from "./rate-limiter.js";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 export { collect, paginate, type Page } from "./pagination.js";
+export type { AcknowledgedWrite, WriteListener } from "./write-listener.js";
 
 export interface ClientsOptions extends Omit<TransportOptions, "endpoint"> {
   /** Origin of both services. */
@@ -24,6 +26,8 @@ export interface ClientsOptions extends Omit<TransportOptions, "endpoint"> {
   readonly connections?: number;
   /** Requests in flight per connection of those pools (see {@link PoolOptions.pipelining}). @default 1 */
   readonly pipelining?: number;
+  /** Told of every write either client made and the service acknowledged (see {@link WriteListener}). */
+  readonly onWrite?: WriteListener | undefined;
 }
 
 /** Both clients, sharing one keep-alive pool per origin; `close()` closes the pools they created. */
@@ -49,8 +53,8 @@ export function createClients(options: ClientsOptions): Clients {
   const accountTransport = transportFor(options.accountEndpoint ?? options.endpoint);
   const gatewayTransport = transportFor(options.gatewayEndpoint ?? options.endpoint);
   return {
-    account: new AccountClient(accountTransport, options.account),
-    gateway: new GatewayClient(gatewayTransport),
+    account: new AccountClient(accountTransport, { ...options.account, onWrite: options.account?.onWrite ?? options.onWrite }),
+    gateway: new GatewayClient(gatewayTransport, { onWrite: options.onWrite }),
     async close() {
       await Promise.all(owned.map((dispatcher) => dispatcher.close()));
     },

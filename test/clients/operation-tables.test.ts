@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { collect, type Clients } from "../../src/clients/index.js";
+import { collect, isConflict, type AcknowledgedWrite, type Clients } from "../../src/clients/index.js";
 import type { RunningService } from "../../src/service/index.js";
 import { ACCOUNT_OPERATIONS } from "../../src/spec/account.js";
 import { GATEWAY_OPERATIONS } from "../../src/spec/gateway.js";
@@ -68,6 +68,31 @@ describe("the operation tables", () => {
     expect(answered).toEqual(expect.arrayContaining(rows));
     expect(new Set(answered.map((record) => record.operation))).toEqual(new Set(Object.keys(table)));
     expect(answered.every((record) => record.status === table[record.operation as keyof typeof table].status)).toBe(true);
+  });
+
+  test.each([
+    ["gateway", GATEWAY_OPERATIONS, everyGatewayOperation],
+    ["account", ACCOUNT_OPERATIONS, everyAccountOperation],
+  ] as const)("tells the write listener of each acknowledged write of the %s table, with its parameters, body and answer, and of nothing else", async (_, table, callEveryOperation) => {
+    const writes: AcknowledgedWrite[] = [];
+    const listening = clientsFor(service, "admin-token", { onWrite: (write) => writes.push(write) });
+    try {
+      await callEveryOperation(listening);
+      const writeRows = Object.entries(table).filter(([, row]) => row.write).map(([operation]) => operation);
+      expect(writes.map((write) => write.operation).sort()).toEqual(writeRows.sort());
+      if (table !== GATEWAY_OPERATIONS) return;
+      const createdRoute = writes.find((write) => write.operation === "CreateRoute");
+      expect(createdRoute?.parameters).toEqual({ apiId: expect.any(String) });
+      expect(createdRoute?.body).toMatchObject({ routeKey: "GET /orders" });
+      expect(createdRoute?.result).toMatchObject({ routeKey: "GET /orders", routeId: expect.any(String) });
+      // a write the service refused is not acknowledged
+      writes.length = 0;
+      const error = await listening.gateway.createRoute(SEEDED_API_ID, { routeKey: "$default" }).catch((caught: unknown) => caught);
+      expect(isConflict(error)).toBe(true);
+      expect(writes).toEqual([]);
+    } finally {
+      await listening.close();
+    }
   });
 
   test("the gateway's paths are the rows' templates filled in, on the wire as the router reads them", async () => {
