@@ -44,8 +44,17 @@ const EXECUTABLE = new Set<PlannedAction["type"]>(["create", "update", "delete"]
  * stop the others; an action whose integration failed to appear fails with that reason.
  */
 export async function applyPlan(plan: Plan, clients: Clients, options: ApplyOptions = {}): Promise<ApplyReport> {
+  return applyActions(plan, createApplyContext(clients, options));
+}
+
+/**
+ * What the actions of one apply share: the clients, the options, and each kind's state for the
+ * length of the apply. A caller that applies a plan through {@link applyActions} keeps it, to ask a
+ * kind afterwards what the apply made (the integrationId a create got, kinds/integration-identity.ts).
+ */
+export function createApplyContext(clients: Clients, options: ApplyOptions = {}): ApplyContext {
   const states = new Map<string, unknown>();
-  const context: ApplyContext = {
+  return {
     clients,
     signal: options.signal,
     notice: options.notice ?? (() => undefined),
@@ -56,6 +65,11 @@ export async function applyPlan(plan: Plan, clients: Clients, options: ApplyOpti
       return states.get(key) as T;
     },
   };
+}
+
+/** {@link applyPlan} with the context the caller made. */
+export async function applyActions(plan: Plan, context: ApplyContext): Promise<ApplyReport> {
+  const { options } = context;
   // what the plan already knows that later actions refer to (the integrationId a no-op's name resolved to)
   for (const action of plan.actions) if (action.request) engineForOp(action.request.op)?.seed?.(action.request, context);
   const limit = pLimit(options.parallelism ?? 10);

@@ -147,7 +147,8 @@ function readsOf(needs: ReadonlyArray<LiveNeed>, directory: ApiDirectory | undef
   return reads;
 }
 
-function sourceOf<N extends LiveNeed>(need: N): ReadKeySource<N> {
+/** How a need is read: the source its read key type registered (kinds/registry.ts). */
+export function sourceOf<N extends LiveNeed>(need: N): ReadKeySource<N> {
   return READ_KEY_SOURCES[need.type] as unknown as ReadKeySource<N>;
 }
 

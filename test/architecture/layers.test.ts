@@ -21,7 +21,8 @@ const ALLOWED: Readonly<Record<string, ReadonlyArray<string>>> = {
   "src/clients": ["src/clients", "src/spec"],
   "src/desired": ["src/desired", "src/spec"],
   "src/reconcile": ["src/reconcile", "src/desired", "src/clients", "src/spec"],
-  "src/cli": ["src/cli", "src/reconcile", "src/desired", "src/clients", "src/service", "src/spec"],
+  "src/cli": ["src/cli", "src/provider", "src/reconcile", "src/desired", "src/clients", "src/service", "src/spec"],
+  "src/provider": ["src/provider", "src/reconcile", "src/desired", "src/clients", "src/spec"],
   "constructs": ["constructs", "src/desired", "src/spec"],
 };
 

@@ -90,6 +90,17 @@ export const contactSource: ReadKeySource<Extract<LiveNeed, { type: "contact" }>
     const contact = await clients.account.getAlternateContact({ ...accountIdField(need.account), AlternateContactType: need.contactType }, { signal });
     return { contacts: { [`${need.account}/${need.contactType}`]: contact ?? null } };
   },
+  /** A put of the contact is what it put; a delete leaves none; a write naming the account another way is read again. */
+  afterWrite(need, _read, write) {
+    const body = write.body as { readonly AccountId?: string; readonly AlternateContactType?: string } & Partial<AlternateContact>;
+    if (write.service !== "account" || body.AlternateContactType !== need.contactType) return undefined;
+    const account = body.AccountId ?? SELF;
+    if (account !== need.account) return account === SELF || need.account === SELF ? "reread" : undefined;
+    const key = `${need.account}/${need.contactType}`;
+    if (body.EmailAddress === undefined) return { contacts: { [key]: null } };
+    const { AccountId: _account, ...contact } = body;
+    return { contacts: { [key]: contact as AlternateContact } };
+  },
 };
 
 /** An account for people: `account 222222222222`, or the caller's own. */

@@ -1,7 +1,7 @@
 import { protocolProblems, type GatewayDocument, type GatewayRules } from "../../desired/kinds/gateway-checks.js";
 import { problemAt } from "../../desired/kinds/kind-model.js";
 import type { LoadedDocument } from "../../desired/load.js";
-import type { ProtocolType } from "../../spec/gateway.js";
+import type { Integration, ProtocolType, Route } from "../../spec/gateway.js";
 import { collect, isNotFound } from "../../clients/index.js";
 import type { LiveApi, LiveNeed } from "../model.js";
 import type { KindPlan, PlanContext, ReadKeySource } from "./kind-engine.js";
@@ -61,4 +61,30 @@ export const apiSource: ReadKeySource<Extract<LiveNeed, { type: "api" }>> = {
       return {};
     }
   },
+  /**
+   * A route or integration of the API written: the service's answer replaces its entry (a create
+   * is added last, as listings are in creation order), a delete removes it; any other write to the
+   * API (deleting it) is read again.
+   */
+  afterWrite(need, read, write) {
+    if (write.service !== "apigateway" || write.parameters.apiId === undefined || write.parameters.apiId !== need.ref) return undefined;
+    const api = read.apis?.[write.parameters.apiId];
+    if (!api) return "reread";
+    const answer = write.result as Readonly<Record<string, unknown>> | undefined;
+    const childId = (field: "routeId" | "integrationId") => write.parameters[field] ?? (typeof answer?.[field] === "string" ? answer[field] as string : undefined);
+    const routeId = childId("routeId");
+    const integrationId = childId("integrationId");
+    if (routeId !== undefined) return { apis: { [api.apiId]: { ...api, routes: replaced(api.routes, "routeId", routeId, answer as Route | undefined) } } };
+    if (integrationId !== undefined) {
+      return { apis: { [api.apiId]: { ...api, integrations: replaced(api.integrations, "integrationId", integrationId, answer as Integration | undefined) } } };
+    }
+    return "reread";
+  },
 };
+
+/** A listing with the item of that ID replaced by `item` (added last when new), or removed when `item` is undefined. */
+function replaced<T extends Readonly<Record<K, string>>, K extends string>(items: ReadonlyArray<T>, field: K, id: string, item: T | undefined): T[] {
+  const index = items.findIndex((candidate) => candidate[field] === id);
+  if (item === undefined) return index === -1 ? [...items] : [...items.slice(0, index), ...items.slice(index + 1)];
+  return index === -1 ? [...items, item] : [...items.slice(0, index), item, ...items.slice(index + 1)];
+}

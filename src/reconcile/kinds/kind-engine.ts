@@ -1,4 +1,4 @@
-import type { Clients } from "../../clients/index.js";
+import type { AcknowledgedWrite, Clients } from "../../clients/index.js";
 import type { DesiredStateProblem, SourceLocation } from "../../desired/desired-state-error.js";
 import type { KindModel } from "../../desired/kinds/kind-model.js";
 import type { LoadedDocument } from "../../desired/load.js";
@@ -94,6 +94,13 @@ export interface ReadKeySource<N extends LiveNeed> {
   count(need: N): number;
   describe(need: N): string;
   read(need: N, io: { readonly clients: Clients; readonly signal?: AbortSignal | undefined; readDone(): void }): Promise<Partial<LiveCollections>>;
+  /**
+   * What a write the service acknowledged (the clients' WriteListener) makes of what `read`
+   * answered for this need: the part of live state as it stands after the write, `"reread"` when
+   * only a new read can tell, or `undefined` when the write does not touch it. Lets a copy of live
+   * state follow its own process's writes without reading again (the provider, README "Terraform provider").
+   */
+  afterWrite(need: N, read: Partial<LiveCollections>, write: AcknowledgedWrite): Partial<LiveCollections> | "reread" | undefined;
 }
 
 /** The core of one resource kind's engine: what it reads, how it plans (pure), how it applies its requests. */

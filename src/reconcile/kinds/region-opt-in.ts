@@ -101,4 +101,11 @@ export const regionsSource: ReadKeySource<Extract<LiveNeed, { type: "regions" }>
     for await (const region of clients.account.listRegions(accountIdField(need.account), { signal })) statuses[region.RegionName] = region.RegionOptStatus;
     return { regions: { [need.account]: statuses } };
   },
+  /** A Region of the account enabled or disabled is read again (its status moves on by itself). */
+  afterWrite(need, _read, write) {
+    const body = write.body as { readonly AccountId?: string; readonly RegionName?: string };
+    if (write.service !== "account" || body.RegionName === undefined) return undefined;
+    const account = body.AccountId ?? SELF;
+    return account === need.account || account === SELF || need.account === SELF ? "reread" : undefined;
+  },
 };
