@@ -20,6 +20,12 @@ export interface ApplyOptions {
    * duplicates; the transport never retries creates itself). @default the transport's default maxAttempts
    */
   readonly createAttempts?: number;
+  /**
+   * After each phase, settle what it created against twins other runs created at the same time
+   * (kinds' `settle`). Off where each live resource is held by its own ID, as in terraform's state:
+   * there two identical integrations are two resources, not twins. @default true
+   */
+  readonly settleCreated?: boolean;
 }
 
 export interface ActionOutcome {
@@ -68,7 +74,7 @@ export function createApplyContext(clients: Clients, options: ApplyOptions = {})
 }
 
 /** {@link applyPlan} with the context the caller made. */
-export async function applyActions(plan: Plan, context: ApplyContext): Promise<ApplyReport> {
+export async function applyActions(plan: Pick<Plan, "actions">, context: ApplyContext): Promise<ApplyReport> {
   const { options } = context;
   // what the plan already knows that later actions refer to (the integrationId a no-op's name resolved to)
   for (const action of plan.actions) if (action.request) engineForOp(action.request.op)?.seed?.(action.request, context);
@@ -93,6 +99,7 @@ export async function applyActions(plan: Plan, context: ApplyContext): Promise<A
       }
     })));
     // before anything refers to what this phase created: settle it (an integration adopts a twin another run created first)
+    if (options.settleCreated === false) continue;
     const settled = await Promise.all(allEngines().map((engine) => engine.settle?.(context, limit) ?? []));
     for (const failure of settled.flat()) {
       const outcome = outcomes.findIndex((candidate) => candidate.address === failure.address && candidate.status === "done");

@@ -67,7 +67,8 @@ describe("the operation tables", () => {
     const rows = Object.entries(table).map(([operation, row]) => ({ operation, method: row.method, status: row.status }));
     expect(answered).toEqual(expect.arrayContaining(rows));
     expect(new Set(answered.map((record) => record.operation))).toEqual(new Set(Object.keys(table)));
-    expect(answered.every((record) => record.status === table[record.operation as keyof typeof table].status)).toBe(true);
+    const statusOf = new Map(rows.map((row) => [row.operation, row.status]));
+    expect(answered.filter((record) => record.status !== statusOf.get(record.operation))).toEqual([]);
   });
 
   test.each([
