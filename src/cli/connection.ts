@@ -22,7 +22,10 @@ export interface OutputFlags {
 export function parseRateLimit(value: string): { ratePerSecond: number; burst: number } {
   const match = /^(\d+(?:\.\d+)?)(?::(\d+))?$/.exec(value);
   const ratePerSecond = Number(match?.[1]);
-  if (!match || !(ratePerSecond > 0)) throw new CliError(`--rate-limit ${JSON.stringify(value)} is not valid: expected requests per second, optionally with a burst, e.g. 100 or 100:20`);
+  if (!match || !(ratePerSecond > 0)) {
+    throw new CliError(`--rate-limit ${JSON.stringify(value)} is not valid: `
+      + `expected requests per second, optionally with a burst, e.g. 100 or 100:20`);
+  }
   return { ratePerSecond, burst: match[2] !== undefined ? Math.max(1, Number(match[2])) : Math.max(1, Math.floor(ratePerSecond / 10)) };
 }
 
@@ -32,8 +35,14 @@ export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process
   if (!endpoint && !(flags.accountEndpoint && flags.gatewayEndpoint)) {
     throw new CliError("no endpoint: pass --endpoint URL or set CONVERGE_ENDPOINT (e.g. http://127.0.0.1:4566 for `converge serve`)");
   }
-  for (const [flag, value] of [["--endpoint", endpoint], ["--account-endpoint", flags.accountEndpoint], ["--gateway-endpoint", flags.gatewayEndpoint]] as const) {
-    if (value !== undefined && !/^https?:\/\/[^\s/]+/.test(value)) throw new CliError(`${flag} ${JSON.stringify(value)} is not valid: expected an http(s) origin such as http://127.0.0.1:4566`);
+  for (const [flag, value] of [
+    ["--endpoint", endpoint],
+    ["--account-endpoint", flags.accountEndpoint],
+    ["--gateway-endpoint", flags.gatewayEndpoint],
+  ] as const) {
+    if (value !== undefined && !/^https?:\/\/[^\s/]+/.test(value)) {
+      throw new CliError(`${flag} ${JSON.stringify(value)} is not valid: expected an http(s) origin such as http://127.0.0.1:4566`);
+    }
   }
   const credentials = resolveCredentials(flags, env);
   return createClients({
@@ -49,7 +58,9 @@ export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process
 function resolveCredentials(flags: ConnectionFlags, env: NodeJS.ProcessEnv): Credentials {
   if (flags.tokenEnv === undefined) return Credentials.resolve({ tokenFile: flags.tokenFile, env });
   if (flags.tokenFile !== undefined) throw new CliError("pass either --token-file FILE or --token-env NAME, not both");
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(flags.tokenEnv)) throw new CliError(`--token-env ${JSON.stringify(flags.tokenEnv)} is not valid: expected the name of an environment variable, e.g. CONVERGE_TOKEN`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(flags.tokenEnv)) {
+    throw new CliError(`--token-env ${JSON.stringify(flags.tokenEnv)} is not valid: expected the name of an environment variable, e.g. CONVERGE_TOKEN`);
+  }
   const token = env[flags.tokenEnv];
   if (token === undefined || token.trim() === "") throw new CliError(`no token: the environment variable ${flags.tokenEnv} (--token-env) is not set or empty`);
   return new Credentials(token, flags.tokenEnv);

@@ -14,9 +14,16 @@ export function synthDesiredFiles(directory: string): string[] {
   if (existsSync(direct)) return [direct];
   const stacks = join(directory, "stacks");
   const files = existsSync(stacks)
-    ? readdirSync(stacks, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => join(stacks, entry.name, SYNTH_DESIRED_FILE)).filter((file) => existsSync(file)).sort()
+    ? readdirSync(stacks, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => join(stacks, entry.name, SYNTH_DESIRED_FILE))
+      .filter((file) => existsSync(file))
+      .sort()
     : [];
-  if (files.length === 0) throw new CliError(`--from-synth ${directory}: no ${SYNTH_DESIRED_FILE} found (expected ${direct} or ${join(stacks, "<stack>", SYNTH_DESIRED_FILE)}); run cdktf synth first`);
+  if (files.length === 0) {
+    throw new CliError(`--from-synth ${directory}: no ${SYNTH_DESIRED_FILE} found `
+      + `(expected ${direct} or ${join(stacks, "<stack>", SYNTH_DESIRED_FILE)}); run cdktf synth first`);
+  }
   return files;
 }
 

@@ -16,7 +16,9 @@ const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** The JSON value of `variable`: one document or an array of documents, as plain values. */
 export function readDocumentVariable(variable: string, flag: string, env: NodeJS.ProcessEnv = process.env): unknown[] {
-  if (!VARIABLE_NAME.test(variable)) throw new CliError(`${flag} ${JSON.stringify(variable)} is not valid: expected the name of an environment variable, e.g. CONVERGE_DOCUMENT`);
+  if (!VARIABLE_NAME.test(variable)) {
+    throw new CliError(`${flag} ${JSON.stringify(variable)} is not valid: expected the name of an environment variable, e.g. CONVERGE_DOCUMENT`);
+  }
   const text = env[variable];
   if (text === undefined || text.trim() === "") throw new CliError(`${flag} ${variable}: the environment variable ${variable} is not set or empty`);
   let value: unknown;
@@ -24,7 +26,8 @@ export function readDocumentVariable(variable: string, flag: string, env: NodeJS
     value = JSON.parse(text);
   } catch {
     // JSON.parse's message quotes the text: say only where it breaks
-    throw new CliError(`${flag} ${variable}: the environment variable ${variable} does not hold JSON (expected one desired-state document or an array of them)`);
+    throw new CliError(`${flag} ${variable}: the environment variable ${variable} does not hold JSON `
+      + `(expected one desired-state document or an array of them)`);
   }
   return Array.isArray(value) ? value : [value];
 }
@@ -54,7 +57,9 @@ export function documentsFromEnvironment(variable: string, env: NodeJS.ProcessEn
  * (compared as JSON values, field order aside). RegionOptIn has no delete.
  */
 export function documentsToDelete(variable: string, keepVariable: string | undefined, env: NodeJS.ProcessEnv = process.env): LoadedDocument[] {
-  const keep = keepVariable === undefined ? new Set<string>() : new Set(readDocumentVariable(keepVariable, "--keep-env", env).map((value) => canonicalJson(value)));
+  const keep = keepVariable === undefined
+    ? new Set<string>()
+    : new Set(readDocumentVariable(keepVariable, "--keep-env", env).map((value) => canonicalJson(value)));
   const values = readDocumentVariable(variable, "--document-env", env).filter((value) => !keep.has(canonicalJson(value)));
   const absent = values.map((value, index) => {
     if (value === null || typeof value !== "object" || Array.isArray(value)) {

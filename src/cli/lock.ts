@@ -67,7 +67,8 @@ export async function acquireLock(file: string, options: LockOptions): Promise<H
       if (code === "ENOENT") throw new CliError(`--lock ${file}: the directory ${dirname(path)} does not exist`);
       if (code !== "ELOCKED") throw new CliError(`--lock ${file}: cannot take the lock: ${(error as Error).message}`);
       if (Date.now() >= deadline) {
-        throw new CliError(`could not take the lock ${file} within ${Math.round(options.timeoutMs / 1000)} s (--lock-timeout): it is held by ${await describeHolder(path, staleMs)}. Nothing was applied; try again once it is released`);
+        throw new CliError(`could not take the lock ${file} within ${Math.round(options.timeoutMs / 1000)} s (--lock-timeout): `
+          + `it is held by ${await describeHolder(path, staleMs)}. Nothing was applied; try again once it is released`);
       }
       if (!waiting) {
         waiting = true;
@@ -118,14 +119,18 @@ async function refuseForeignFile(file: string, path: string): Promise<void> {
     throw new CliError(`--lock ${file}: cannot read it: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   if (readHolder(text) === undefined) {
-    throw new CliError(`--lock ${file} is a file that is not a converge lock record (converge writes its holder there, and removes it): pass a path of its own, e.g. ${file}.converge-lock`);
+    throw new CliError(`--lock ${file} is a file that is not a converge lock record (converge writes its holder there, and removes it): `
+      + `pass a path of its own, e.g. ${file}.converge-lock`);
   }
 }
 
 function readHolder(text: string): LockHolder | undefined {
   try {
     const value = JSON.parse(text) as Partial<LockHolder>;
-    return typeof value.pid === "number" && typeof value.host === "string" && typeof value.command === "string" && typeof value.since === "string" ? value as LockHolder : undefined;
+    return typeof value.pid === "number" && typeof value.host === "string"
+      && typeof value.command === "string" && typeof value.since === "string"
+      ? value as LockHolder
+      : undefined;
   } catch {
     return undefined;
   }

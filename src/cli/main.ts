@@ -59,7 +59,11 @@ withOutputOptions(withConnectionOptions(program
   .option("--from-synth <dir>", "read the desired state a cdktf synth wrote (cdktf.out, or one stack's directory)")
   .option("--out <file>", "write the plan as JSON, to apply later with converge apply FILE")
   .option("--prune", "prune every API an Api document declares, as if each said prune: true", false)
-  .option("--repair-twins", "also repair identical twin integrations in APIs no Api document prunes (keep the first, retarget routes, delete the others)", false)
+  .option(
+    "--repair-twins",
+    "also repair identical twin integrations in APIs no Api document prunes (keep the first, retarget routes, delete the others)",
+    false,
+  )
   .option("--target <kind/name>", "plan only this resource (repeatable), e.g. Route/GET /orders", repeatable, [])
   .option("--parallelism <n>", "reads in flight at once", integerIn(1, 256, "a number"), 16)))
   .action(async (options: PlanFlags) => {
@@ -74,13 +78,20 @@ withOutputOptions(withConnectionOptions(program
   .option("-f, --file <path>", "desired-state file or directory (repeatable)", repeatable, [])
   .option("--auto-approve", "apply without asking (required when not on a terminal)", false)
   .option("--prune", "prune every API an Api document declares, as if each said prune: true", false)
-  .option("--repair-twins", "also repair identical twin integrations in APIs no Api document prunes (keep the first, retarget routes, delete the others)", false)
+  .option(
+    "--repair-twins",
+    "also repair identical twin integrations in APIs no Api document prunes (keep the first, retarget routes, delete the others)",
+    false,
+  )
   .option("--target <kind/name>", "apply only this resource (repeatable)", repeatable, [])
   .option("--parallelism <n>", "actions in flight at once", integerIn(1, 256, "a number"), 10)
   .option("--document-env <var>", "apply the documents held as JSON in this environment variable (one, or an array), instead of -f")
   .option("--from-synth <dir>", "apply the desired state a cdktf synth wrote (a stack's directory, or cdktf.out), instead of -f")
   .option("--expect-sha256-env <var>", "with --from-synth: refuse unless the stack's converge.desired.json has the sha256 held in this variable")
-  .option("--previous-env <prefix>", "with --from-synth: the stack's previous inventory, in PREFIX_0, PREFIX_1, …; what it lists and the desired state no longer declares is deleted")
+  .option(
+    "--previous-env <prefix>",
+    "with --from-synth: the stack's previous inventory, in PREFIX_0, PREFIX_1, …; what it lists and the desired state no longer declares is deleted",
+  )
   .option("--lock <file>", "hold this advisory lock for the whole apply: runs sharing the file take turns (FILE records the holder; FILE.lock is the lock)")
   .option("--lock-timeout <seconds>", "how long to wait for --lock before giving up", integerIn(0, 86_400, "seconds"), 300)))
   .action(async (planFile: string | undefined, options: ApplyFlags) => {
@@ -178,7 +189,13 @@ function reportError(error: unknown): number {
   }
   if (isDesiredStateError(error) && outputFormat === "json") {
     // for machines, every problem on stdout; for people, the listed ones on stderr
-    process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: `desired state is not valid (${error.problems.length} problem${error.problems.length === 1 ? "" : "s"})`, problems: error.problems } }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({
+      error: {
+        code: error.code,
+        message: `desired state is not valid (${error.problems.length} problem${error.problems.length === 1 ? "" : "s"})`,
+        problems: error.problems,
+      },
+    }, null, 2)}\n`);
   }
   if (isDesiredStateError(error) || isConvergeError(error) || (error as { code?: string }).code === "CONVERGE_CLI") {
     process.stderr.write(`converge: ${(error as Error).message}\n`);

@@ -29,7 +29,9 @@ export interface SynthStack {
 }
 
 function variable(name: string, flag: string, env: NodeJS.ProcessEnv): string | undefined {
-  if (!VARIABLE_NAME.test(name)) throw new CliError(`${flag} ${JSON.stringify(name)} is not valid: expected the name of an environment variable, e.g. CONVERGE_DESIRED_SHA256`);
+  if (!VARIABLE_NAME.test(name)) {
+    throw new CliError(`${flag} ${JSON.stringify(name)} is not valid: expected the name of an environment variable, e.g. CONVERGE_DESIRED_SHA256`);
+  }
   const value = env[name];
   return value === undefined || value === "" ? undefined : value;
 }
@@ -38,14 +40,19 @@ function variable(name: string, flag: string, env: NodeJS.ProcessEnv): string | 
 export async function loadSynthStack(flags: SynthStackFlags, env: NodeJS.ProcessEnv = process.env): Promise<SynthStack> {
   const files = synthDesiredFiles(flags.fromSynth);
   if (flags.expectSha256Env !== undefined && files.length !== 1) {
-    throw new CliError(`--expect-sha256-env checks one stack's file: --from-synth ${flags.fromSynth} holds ${files.length} (${files.join(", ")}); name the stack's directory`);
+    throw new CliError(`--expect-sha256-env checks one stack's file: `
+      + `--from-synth ${flags.fromSynth} holds ${files.length} (${files.join(", ")}); name the stack's directory`);
   }
   if (flags.expectSha256Env !== undefined) {
     const expected = variable(flags.expectSha256Env, "--expect-sha256-env", env);
-    if (expected === undefined) throw new CliError(`--expect-sha256-env ${flags.expectSha256Env}: the environment variable ${flags.expectSha256Env} is not set or empty`);
+    if (expected === undefined) {
+      throw new CliError(`--expect-sha256-env ${flags.expectSha256Env}: the environment variable ${flags.expectSha256Env} is not set or empty`);
+    }
     const actual = sha256Hex(readFileSync(files[0]!, "utf8"));
     if (actual !== expected.trim().toLowerCase()) {
-      throw new CliError(`${files[0]} is not the desired state terraform planned with (sha256 ${actual}, expected ${expected.trim()} from ${flags.expectSha256Env}): nothing was changed. Synthesize again (cdktf synth / cdktf deploy) rather than editing the file`);
+      throw new CliError(`${files[0]} is not the desired state terraform planned with `
+        + `(sha256 ${actual}, expected ${expected.trim()} from ${flags.expectSha256Env}): nothing was changed. `
+        + `Synthesize again (cdktf synth / cdktf deploy) rather than editing the file`);
     }
   }
   const { documents } = await loadDesiredInput(files);

@@ -78,7 +78,10 @@ export class AccountClient {
   }
 
   /** Every Region (optionally filtered), fetched lazily a page at a time. */
-  listRegions(input: Omit<ListRegionsRequest, "NextToken" | "MaxResults"> = {}, options: CallOptions & { pageSize?: number } = {}): AsyncGenerator<Region, void, undefined> {
+  listRegions(
+    input: Omit<ListRegionsRequest, "NextToken" | "MaxResults"> = {},
+    options: CallOptions & { pageSize?: number } = {},
+  ): AsyncGenerator<Region, void, undefined> {
     const pageSize = options.pageSize ?? MAX_LIST_REGIONS_RESULTS;
     return paginate(async (nextToken) => {
       const page = await this.listRegionsPage({ ...input, MaxResults: pageSize, ...(nextToken ? { NextToken: nextToken } : {}) }, options);

@@ -110,14 +110,22 @@ export class GatewayClient {
   }
 
   /** Every item of a listing, fetched lazily a page at a time. */
-  #list<N extends ListingName>(operation: N, parameters: PathParameters<Operations[N]["path"]>, options: ListOptions): AsyncGenerator<ItemOf<N>, void, undefined> {
+  #list<N extends ListingName>(
+    operation: N,
+    parameters: PathParameters<Operations[N]["path"]>,
+    options: ListOptions,
+  ): AsyncGenerator<ItemOf<N>, void, undefined> {
     const maxResults = String(options.pageSize ?? MAX_PAGE_SIZE);
     return paginate((nextToken) =>
       this.#call(operation, parameters, { query: { maxResults, nextToken }, signal: options.signal }) as Promise<Page<ItemOf<N>>>);
   }
 
   /** One call of an operation, as its row of the table says: method, path, status, idempotence and answer. */
-  async #call<N extends GatewayOperationName>(operation: N, parameters: PathParameters<Operations[N]["path"]>, input: CallInput): Promise<OperationResult<Operations[N]>> {
+  async #call<N extends GatewayOperationName>(
+    operation: N,
+    parameters: PathParameters<Operations[N]["path"]>,
+    input: CallInput,
+  ): Promise<OperationResult<Operations[N]>> {
     const row: OperationSpec = GATEWAY_OPERATIONS[operation];
     const result = await this.#transport.call("apigateway", {
       operation,

@@ -46,7 +46,8 @@ export function crossCheckDocuments(documents: ReadonlyArray<LoadedDocument>, op
     const identity = `${loaded.document.kind}/${model.identity(loaded.document, apiKey)}`;
     const first = seen.get(identity);
     if (first) {
-      problems.push(problemAt(loaded, [], `${identity} is declared twice: first at ${first.source.file}:${first.source.line}; each resource may be declared once`));
+      problems.push(problemAt(loaded, [], `${identity} is declared twice: first at ${first.source.file}:${first.source.line}; `
+        + `each resource may be declared once`));
     } else {
       seen.set(identity, loaded);
     }

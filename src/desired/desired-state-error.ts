@@ -42,5 +42,7 @@ export class DesiredStateError extends Error {
 }
 
 export function isDesiredStateError(value: unknown): value is DesiredStateError {
-  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true && (value as { code?: unknown }).code === "CONVERGE_DESIRED_STATE";
+  return typeof value === "object" && value !== null
+    && (value as Record<symbol, unknown>)[BRAND] === true
+    && (value as { code?: unknown }).code === "CONVERGE_DESIRED_STATE";
 }

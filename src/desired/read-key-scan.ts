@@ -55,7 +55,11 @@ interface Entry {
 
 /** The lines of an entry's block that hold something (not blank, not a comment). */
 function childLines(entry: Entry): string[] {
-  return entry.source.slice(entry.childrenStart, entry.childrenEnd).split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line)).filter((line) => !/^[ \t]*(?:#.*)?$/.test(line));
+  return entry.source
+    .slice(entry.childrenStart, entry.childrenEnd)
+    .split("\n")
+    .map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line))
+    .filter((line) => !/^[ \t]*(?:#.*)?$/.test(line));
 }
 
 function hasChildren(entry: Entry): boolean {
@@ -75,7 +79,8 @@ export function readKeyOfValue(value: unknown): string | undefined {
   if (spec === null || typeof spec !== "object" || Array.isArray(spec)) return undefined;
   for (const { path, optional } of modelOf(kind as Kind).readKeyFields) {
     const found = path.startsWith("spec.") ? (spec as Record<string, unknown>)[path.slice(5)] : record[path];
-    const isName = path === "api" && found !== null && typeof found === "object" && !Array.isArray(found) && Object.keys(found).length === 1 && typeof (found as { name?: unknown }).name === "string";
+    const isName = path === "api" && found !== null && typeof found === "object" && !Array.isArray(found)
+      && Object.keys(found).length === 1 && typeof (found as { name?: unknown }).name === "string";
     if (found === undefined ? !optional : typeof found !== "string" && !isName) return undefined;
   }
   return readKeyText(modelOf(kind as Kind).readKey(record as unknown as Document));

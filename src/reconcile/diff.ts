@@ -10,7 +10,8 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   }
   const aKeys = Object.keys(a);
   if (aKeys.length !== Object.keys(b).length) return false;
-  return aKeys.every((key) => Object.prototype.hasOwnProperty.call(b, key) && deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+  return aKeys.every((key) => Object.prototype.hasOwnProperty.call(b, key)
+    && deepEqual((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
 }
 
 export interface DiffRules {

@@ -56,17 +56,38 @@ export function classifyDrift(documents: ReadonlyArray<LoadedDocument>, live: Li
       // an undeclared resource of an API an Api document owns: what pruning would delete, or what the protections keep
       const blocker = apiIdsOf(loaded, live).map((apiId) => undecided.get(`${apiId}/${action.kind}`)).find((other) => other !== undefined);
       if (blocker) {
-        resources.push({ ...resource, outcome: "unknown", fields: [], reason: `not declared by a compared document, but the ${blocker.document.kind} document at ${where(blocker.source)} could not be compared (${unknown.get(blocker)}), and it may declare this one` });
+        resources.push({
+          ...resource,
+          outcome: "unknown",
+          fields: [],
+          reason: `not declared by a compared document, but the ${blocker.document.kind} document at ${where(blocker.source)} `
+            + `could not be compared (${unknown.get(blocker)}), and it may declare this one`,
+        });
       } else if (action.type === "refused") {
-        resources.push({ ...resource, outcome: "refused", fields: [], reason: `not declared, in an API the Api document at ${where(loaded.source)} owns, but protected: ${action.reason ?? "refused"}` });
+        resources.push({
+          ...resource,
+          outcome: "refused",
+          fields: [],
+          reason: `not declared, in an API the Api document at ${where(loaded.source)} owns, but protected: ${action.reason ?? "refused"}`,
+        });
       } else {
-        resources.push({ ...resource, outcome: "unmanaged", fields: [], reason: `live but not declared, in an API the Api document at ${where(loaded.source)} owns` });
+        resources.push({
+          ...resource,
+          outcome: "unmanaged",
+          fields: [],
+          reason: `live but not declared, in an API the Api document at ${where(loaded.source)} owns`,
+        });
       }
       continue;
     }
     const awaited = referencesOf(action)?.awaits?.(action.request!);
     if (awaited !== undefined && !created.has(awaited.key)) {
-      resources.push({ ...resource, outcome: "unknown", fields: [], reason: `its target, integration ${JSON.stringify(awaited.name)}, could not be compared, so neither can the route's target` });
+      resources.push({
+        ...resource,
+        outcome: "unknown",
+        fields: [],
+        reason: `its target, integration ${JSON.stringify(awaited.name)}, could not be compared, so neither can the route's target`,
+      });
       continue;
     }
     resources.push({ ...resource, ...outcomeOf(action, awaited?.name) });
@@ -76,7 +97,15 @@ export function classifyDrift(documents: ReadonlyArray<LoadedDocument>, live: Li
     const identity = modelOf(loaded.document.kind).identity(loaded.document);
     const reason = unknown.get(loaded);
     // a document that plans no action of its own and has no problem (an Api document) is in sync
-    resources.push({ address: `${loaded.document.kind}/${identity}`, kind: loaded.document.kind, identity, outcome: reason === undefined ? "in-sync" : "unknown", fields: [], reason: reason ?? null, source: loaded.source });
+    resources.push({
+      address: `${loaded.document.kind}/${identity}`,
+      kind: loaded.document.kind,
+      identity,
+      outcome: reason === undefined ? "in-sync" : "unknown",
+      fields: [],
+      reason: reason ?? null,
+      source: loaded.source,
+    });
   }
   return resources;
 }

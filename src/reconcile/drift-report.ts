@@ -84,10 +84,17 @@ function compareText(a: string, b: string): number {
 }
 
 /** Builds a report: resources sorted, summary counted. */
-export function driftReport(fields: { generatedAt: string; shard?: ShardSpec | undefined; desiredFingerprint: string; resources: ReadonlyArray<DriftResource> }): DriftReport {
+export function driftReport(fields: {
+  generatedAt: string;
+  shard?: ShardSpec | undefined;
+  desiredFingerprint: string;
+  resources: ReadonlyArray<DriftResource>;
+}): DriftReport {
   // keys in the documented order, whatever order the resources were built or parsed in
   const resources = fields.resources
-    .map(({ address, kind, identity, outcome, fields: differing, reason, source }): DriftResource => ({ address, kind, identity, outcome, fields: differing, reason, source }))
+    .map(({ address, kind, identity, outcome, fields: differing, reason, source }): DriftResource => ({
+      address, kind, identity, outcome, fields: differing, reason, source,
+    }))
     .sort(compareResources);
   return {
     formatVersion: DRIFT_FORMAT_VERSION,
@@ -112,7 +119,9 @@ export class DriftReportError extends Error {
 }
 
 export function isDriftReportError(value: unknown): value is DriftReportError {
-  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true && (value as { code?: unknown }).code === "CONVERGE_DRIFT_REPORT";
+  return typeof value === "object" && value !== null
+    && (value as Record<symbol, unknown>)[BRAND] === true
+    && (value as { code?: unknown }).code === "CONVERGE_DRIFT_REPORT";
 }
 
 const Source = z.object({ file: z.string(), line: z.number().int(), column: z.number().int() });
@@ -154,7 +163,9 @@ export function mergeDriftReports(inputs: ReadonlyArray<{ readonly report: Drift
   const first = inputs[0]!;
   for (const { report, file } of inputs) {
     if (report.desiredFingerprint !== first.report.desiredFingerprint) {
-      throw new DriftReportError(`${file} was made from other desired state than ${first.file} (desiredFingerprint ${report.desiredFingerprint.slice(0, 12)}… vs ${first.report.desiredFingerprint.slice(0, 12)}…): run every shard on the same files`);
+      throw new DriftReportError(`${file} was made from other desired state than ${first.file} `
+        + `(desiredFingerprint ${report.desiredFingerprint.slice(0, 12)}… vs ${first.report.desiredFingerprint.slice(0, 12)}…): `
+        + `run every shard on the same files`);
     }
   }
   const whole = inputs.filter(({ report }) => !report.shard);
@@ -165,13 +176,19 @@ export function mergeDriftReports(inputs: ReadonlyArray<{ readonly report: Drift
     const count = first.report.shard!.count;
     const byIndex = new Map<number, string>();
     for (const { report, file } of inputs) {
-      if (report.shard!.count !== count) throw new DriftReportError(`${file} is shard ${report.shard!.index}/${report.shard!.count}, but ${first.file} is of ${count} shards: merge the shards of one run`);
+      if (report.shard!.count !== count) {
+        throw new DriftReportError(`${file} is shard ${report.shard!.index}/${report.shard!.count}, but ${first.file} is of ${count} shards: `
+          + `merge the shards of one run`);
+      }
       const twin = byIndex.get(report.shard!.index);
       if (twin) throw new DriftReportError(`${file} and ${twin} are both shard ${report.shard!.index}/${count}`);
       byIndex.set(report.shard!.index, file);
     }
     const absent = Array.from({ length: count }, (_, i) => i + 1).filter((index) => !byIndex.has(index));
-    if (absent.length > 0) throw new DriftReportError(`shard${absent.length > 1 ? "s" : ""} ${absent.map((index) => `${index}/${count}`).join(", ")} missing: the merged report would not cover every resource`);
+    if (absent.length > 0) {
+      throw new DriftReportError(`shard${absent.length > 1 ? "s" : ""} ${absent.map((index) => `${index}/${count}`).join(", ")} missing: `
+        + `the merged report would not cover every resource`);
+    }
   }
   const resources = inputs.flatMap(({ report }) => report.resources);
   const seen = new Map<string, string>();
@@ -179,7 +196,9 @@ export function mergeDriftReports(inputs: ReadonlyArray<{ readonly report: Drift
     for (const resource of report.resources) {
       const key = `${resource.kind}\u0000${resource.address}`;
       const other = seen.get(key);
-      if (other !== undefined && other !== file) throw new DriftReportError(`${resource.address} is reported by both ${other} and ${file}: shards must be disjoint`);
+      if (other !== undefined && other !== file) {
+        throw new DriftReportError(`${resource.address} is reported by both ${other} and ${file}: shards must be disjoint`);
+      }
       seen.set(key, file);
     }
   }

@@ -30,16 +30,27 @@ export interface DriftOptions {
  * those a loader kept for the shard (see drift-command): the shard's own are selected here by read
  * key, so that all shards agree. The report carries the fingerprint of the whole desired state.
  */
-export async function detectDrift(desired: Pick<DesiredState, "documents" | "fingerprint">, clients: Clients, options: DriftOptions = {}): Promise<DriftReport> {
+export async function detectDrift(
+  desired: Pick<DesiredState, "documents" | "fingerprint">,
+  clients: Clients,
+  options: DriftOptions = {},
+): Promise<DriftReport> {
   const documents = desired.documents;
   const generatedAt = (options.now?.() ?? new Date()).toISOString();
   let selected = documents;
   let directory: ApiDirectory | undefined;
   if (options.shard) {
     // shards are keyed by API ID: documents that name their API need the listing to find their shard
-    if (needsOf(documents).some((need) => need.type === "api" && typeof need.ref !== "string")) directory = await listApis(clients, options.signal, options.progress);
+    if (needsOf(documents).some((need) => need.type === "api" && typeof need.ref !== "string")) {
+      directory = await listApis(clients, options.signal, options.progress);
+    }
     selected = documentsOfShard(documents, options.shard, directory);
   }
-  const { live, failures } = await readLiveTolerant(needsOf(selected), clients, { parallelism: options.parallelism, signal: options.signal, directory, progress: options.progress });
+  const { live, failures } = await readLiveTolerant(needsOf(selected), clients, {
+    parallelism: options.parallelism,
+    signal: options.signal,
+    directory,
+    progress: options.progress,
+  });
   return driftReport({ generatedAt, shard: options.shard, desiredFingerprint: desired.fingerprint, resources: classifyDrift(selected, live, failures) });
 }

@@ -60,8 +60,11 @@ export function exportLiveState(live: LiveState, scope: ExportScope): ExportResu
   const problems: string[] = [];
   for (const apiId of scope.apis) {
     const api = live.apis[apiId];
-    if (!api?.protocolType) problems.push(`API ${apiId} does not exist in this account (or the token may not read it): expected the apiId of one of the caller's APIs`);
-    else files.push(exportApi({ ...api, protocolType: api.protocolType }));
+    if (!api?.protocolType) {
+      problems.push(`API ${apiId} does not exist in this account (or the token may not read it): expected the apiId of one of the caller's APIs`);
+    } else {
+      files.push(exportApi({ ...api, protocolType: api.protocolType }));
+    }
   }
   for (const account of scope.accounts) {
     if (!live.regions[account]) {

@@ -141,7 +141,10 @@ function readsOf(needs: ReadonlyArray<LiveNeed>, directory: ApiDirectory | undef
       const existing = reads.get(`api:${apiId}`);
       const protocolType = directory?.protocols.get(apiId) ?? need.protocolType ?? (existing?.need.type === "api" ? existing.need.protocolType : undefined);
       const name = directory?.names.get(apiId);
-      reads.set(`api:${apiId}`, { need: { type: "api", ref: apiId, protocolType, ...(name !== undefined ? { name } : {}) }, keys: [...(existing?.keys ?? []), key] });
+      reads.set(`api:${apiId}`, {
+        need: { type: "api", ref: apiId, protocolType, ...(name !== undefined ? { name } : {}) },
+        keys: [...(existing?.keys ?? []), key],
+      });
     }
   }
   return reads;

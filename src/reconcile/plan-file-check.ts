@@ -29,8 +29,14 @@ export function planFileDifference(saved: Plan, current: Plan): PlanFileDifferen
     const planned = current.actions[index];
     if (canonicalJson(inFile) === canonicalJson(planned)) continue;
     const where = `action ${index + 1}`;
-    if (planned === undefined) return edited(`${where}, ${describe(inFile)}, is in the file but not in the plan of its documents (which has ${current.actions.length} actions)`);
-    if (inFile === undefined) return edited(`${where}, ${describe(planned)}, is planned by its documents but missing from the file (which has ${savedActions.length} actions)`);
+    if (planned === undefined) {
+      return edited(`${where}, ${describe(inFile)}, is in the file but not in the plan of its documents `
+        + `(which has ${current.actions.length} actions)`);
+    }
+    if (inFile === undefined) {
+      return edited(`${where}, ${describe(planned)}, is planned by its documents but missing from the file `
+        + `(which has ${savedActions.length} actions)`);
+    }
     if (inFile.type !== planned.type || inFile.address !== planned.address) {
       return edited(`${where} is ${describe(inFile)} in the file, but its documents plan ${describe(planned)}`);
     }
@@ -54,5 +60,8 @@ function describe(action: PlannedAction | undefined): string {
 /** The top-level fields of two actions whose values differ, sorted. */
 function differingFields(a: PlannedAction, b: PlannedAction): string[] {
   const fields = new Set([...Object.keys(a), ...Object.keys(b)]);
-  return [...fields].filter((field) => canonicalJson((a as unknown as Record<string, unknown>)[field]) !== canonicalJson((b as unknown as Record<string, unknown>)[field])).sort();
+  return [...fields]
+    .filter((field) => canonicalJson((a as unknown as Record<string, unknown>)[field])
+      !== canonicalJson((b as unknown as Record<string, unknown>)[field]))
+    .sort();
 }

@@ -108,11 +108,17 @@ export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, 
  * has claimed its live resource: a delete of a claimed resource is dropped, and so is a document
  * whose API no longer exists (what it named went with it).
  */
-function planRemoved(removed: ReadonlyArray<LoadedDocument>, context: PlanContext, order: ReadonlyMap<Kind, number>, claimedByDocuments: ReadonlyMap<string, ReadonlySet<string>>): { actions: PlannedAction[]; problems: DesiredStateProblem[] } {
+function planRemoved(
+  removed: ReadonlyArray<LoadedDocument>,
+  context: PlanContext,
+  order: ReadonlyMap<Kind, number>,
+  claimedByDocuments: ReadonlyMap<string, ReadonlySet<string>>,
+): { actions: PlannedAction[]; problems: DesiredStateProblem[] } {
   const actions: PlannedAction[] = [];
   const problems: DesiredStateProblem[] = [];
   const deletedBy = (action: PlannedAction) => (action.request ? engineForOp(action.request.op)?.deleted?.(action.request) : undefined);
-  const declared = (claim: Claim | undefined): boolean => claim !== undefined && (claimedByDocuments.get(`${claim.collection}/${claim.apiId}`)?.has(claim.id) ?? false);
+  const declared = (claim: Claim | undefined): boolean => claim !== undefined
+    && (claimedByDocuments.get(`${claim.collection}/${claim.apiId}`)?.has(claim.id) ?? false);
   const planned = [...removed].sort((a, b) => order.get(a.document.kind)! - order.get(b.document.kind)!).map((loaded) => {
     const document = loaded.document;
     const resolved = "api" in document ? context.resolveApi(document.api) : undefined;

@@ -89,7 +89,9 @@ export class Progress {
 /** `writing · reads 880/880 · writes 3/15 · creating Route/…`: the phase, the counts that have a total, what was last started. */
 export function describeProgress(snapshot: ProgressSnapshot): string {
   const counts = [
-    ...(snapshot.reads.total > 0 || snapshot.phase === "reading" || snapshot.phase === "verifying" ? [`reads ${snapshot.reads.done}/${snapshot.reads.total}`] : []),
+    ...(snapshot.reads.total > 0 || snapshot.phase === "reading" || snapshot.phase === "verifying"
+      ? [`reads ${snapshot.reads.done}/${snapshot.reads.total}`]
+      : []),
     ...(snapshot.writes.total > 0 ? [`writes ${snapshot.writes.done}/${snapshot.writes.total}`] : []),
   ];
   return [snapshot.phase, ...counts, ...(snapshot.activity ? [snapshot.activity] : [])].join(" · ");

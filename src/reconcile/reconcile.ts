@@ -20,9 +20,17 @@ export interface ReconcileOptions {
 }
 
 /** Reads the live state the documents need, then plans against it. */
-export async function readAndPlan(documents: ReadonlyArray<LoadedDocument>, clients: Clients, options: ReconcileOptions = {}): Promise<PlanResult & { live: LiveState }> {
+export async function readAndPlan(
+  documents: ReadonlyArray<LoadedDocument>,
+  clients: Clients,
+  options: ReconcileOptions = {},
+): Promise<PlanResult & { live: LiveState }> {
   const removed = options.removed ?? [];
-  const live = await readLive(needsOf(removed.length > 0 ? [...documents, ...removed] : documents), clients, { parallelism: options.parallelism, signal: options.signal, progress: options.progress });
+  const live = await readLive(needsOf(removed.length > 0 ? [...documents, ...removed] : documents), clients, {
+    parallelism: options.parallelism,
+    signal: options.signal,
+    progress: options.progress,
+  });
   return { ...plan(documents, live, { prune: options.prune ?? false, repairTwins: options.repairTwins ?? false, removed }), live };
 }
 
@@ -40,7 +48,12 @@ const PlanFileShape = z.object({
   liveFingerprint: z.string(),
   prune: z.boolean(),
   repairTwins: z.boolean().optional(),
-  actions: z.array(z.object({ address: z.string(), kind: z.string(), type: z.enum(["create", "update", "delete", "no-op", "refused"]), phase: z.number() }).passthrough()),
+  actions: z.array(z.object({
+    address: z.string(),
+    kind: z.string(),
+    type: z.enum(["create", "update", "delete", "no-op", "refused"]),
+    phase: z.number(),
+  }).passthrough()),
   summary: z.object({ create: z.number(), update: z.number(), delete: z.number(), noop: z.number(), refused: z.number() }),
   documents: z.array(z.object({ document: AnyDocument, source: z.object({ file: z.string(), line: z.number(), column: z.number() }) })),
 });
@@ -49,7 +62,8 @@ const PlanFileShape = z.object({
 export function fromPlanFile(json: unknown, file: string): { plan: Plan; documents: LoadedDocument[] } {
   const parsed = PlanFileShape.safeParse(json);
   if (!parsed.success) {
-    throw new Error(`${file} is not a converge plan (formatVersion ${PLAN_FORMAT_VERSION}): ${parsed.error.issues.slice(0, 3).map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
+    throw new Error(`${file} is not a converge plan (formatVersion ${PLAN_FORMAT_VERSION}): `
+      + `${parsed.error.issues.slice(0, 3).map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`);
   }
   const { documents: rawDocuments, ...planned } = json as PlanFile;
   const documents = parsed.data.documents.map((entry): LoadedDocument => ({ document: entry.document, source: entry.source, locate: () => entry.source }));

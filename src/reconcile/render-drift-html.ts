@@ -135,18 +135,23 @@ function htmlValue(value: unknown): string {
     text = "(value cannot be shown)";
   }
   if (text.length <= HTML_VALUE_LIMIT) return `<code>${escapeHtml(text)}</code>`;
-  return `<code>${escapeHtml(text.slice(0, HTML_VALUE_LIMIT))}</code> <span class="cut">(cut at ${HTML_VALUE_LIMIT.toLocaleString("en-US")} of ${text.length.toLocaleString("en-US")} characters; the JSON report has it whole)</span>`;
+  return `<code>${escapeHtml(text.slice(0, HTML_VALUE_LIMIT))}</code> `
+    + `<span class="cut">(cut at ${HTML_VALUE_LIMIT.toLocaleString("en-US")} of ${text.length.toLocaleString("en-US")} characters; `
+    + `the JSON report has it whole)</span>`;
 }
 
 function renderResource(resource: DriftResource, out: string[]): void {
   const source = resource.source ? `${resource.source.file}:${resource.source.line}` : "";
   out.push(
-    `<div class="r" data-kind="${escapeHtml(resource.kind)}"><span class="o">${resource.outcome}</span><code>${escapeHtml(resource.address)}</code><span class="s">${escapeHtml(source)}</span>`,
+    `<div class="r" data-kind="${escapeHtml(resource.kind)}"><span class="o">${resource.outcome}</span>`
+      + `<code>${escapeHtml(resource.address)}</code><span class="s">${escapeHtml(source)}</span>`,
   );
   if (resource.reason) out.push(`<p class="why">${escapeHtml(resource.reason)}</p>`);
   if (resource.fields.length > 0) {
     out.push("<table><thead><tr><th>field</th><th>desired</th><th>live</th></tr></thead><tbody>");
-    for (const field of resource.fields) out.push(`<tr><td><code>${escapeHtml(field.path)}</code></td><td>${htmlValue(field.desired)}</td><td>${htmlValue(field.live)}</td></tr>`);
+    for (const field of resource.fields) {
+      out.push(`<tr><td><code>${escapeHtml(field.path)}</code></td><td>${htmlValue(field.desired)}</td><td>${htmlValue(field.live)}</td></tr>`);
+    }
     out.push("</tbody></table>");
   }
   out.push("</div>\n");
@@ -165,30 +170,37 @@ export function renderDriftAsHtml(report: DriftReport): string {
     `<title>${escapeHtml(`${title}: ${driftSummaryLine(report)}`)}</title>\n`,
     `<style>${STYLE}</style>\n</head>\n<body>\n<header>\n`,
     `<h1>${escapeHtml(title)}</h1>\n<p class="headline">${escapeHtml(driftHeadline(report))}</p>\n`,
-    `<p class="meta">Live state read at <time datetime="${escapeHtml(report.generatedAt)}">${escapeHtml(report.generatedAt)}</time> · ${report.resources.length.toLocaleString("en-US")} resources · desired state <code title="desiredFingerprint">${escapeHtml(report.desiredFingerprint.slice(0, 12))}</code></p>\n`,
+    `<p class="meta">Live state read at <time datetime="${escapeHtml(report.generatedAt)}">${escapeHtml(report.generatedAt)}</time>`
+      + ` · ${report.resources.length.toLocaleString("en-US")} resources`
+      + ` · desired state <code title="desiredFingerprint">${escapeHtml(report.desiredFingerprint.slice(0, 12))}</code></p>\n`,
     "</header>\n<ul class=\"summary\" aria-label=\"outcomes\">\n",
   ];
   for (const outcome of PAGE_ORDER) {
-    out.push(`<li class="o-${outcome}"><a href="#g-${outcome}" data-outcome="${outcome}"><b data-count="${outcome}">${report.summary[outcome]}</b> ${outcome}</a></li>\n`);
+    out.push(`<li class="o-${outcome}"><a href="#g-${outcome}" data-outcome="${outcome}">`
+      + `<b data-count="${outcome}">${report.summary[outcome]}</b> ${outcome}</a></li>\n`);
   }
   out.push(
     "</ul>\n<form id=\"filters\" role=\"search\" hidden>\n",
-    `<label>outcome <select id="f-outcome"><option value="">all</option><option value="attention">not in sync</option>${PAGE_ORDER.map((outcome) => `<option value="${outcome}">${outcome}</option>`).join("")}</select></label>\n`,
-    `<label>kind <select id="f-kind"><option value="">all</option>${kinds.map((kind) => `<option value="${escapeHtml(kind)}">${escapeHtml(kind)}</option>`).join("")}</select></label>\n`,
+    `<label>outcome <select id="f-outcome"><option value="">all</option><option value="attention">not in sync</option>`
+      + `${PAGE_ORDER.map((outcome) => `<option value="${outcome}">${outcome}</option>`).join("")}</select></label>\n`,
+    `<label>kind <select id="f-kind"><option value="">all</option>`
+      + `${kinds.map((kind) => `<option value="${escapeHtml(kind)}">${escapeHtml(kind)}</option>`).join("")}</select></label>\n`,
     "<label>search <input id=\"f-search\" type=\"search\" placeholder=\"address, file, field or value\" autocomplete=\"off\"></label>\n",
     "<output id=\"f-count\" class=\"count\"></output>\n</form>\n<main>\n",
   );
   for (const outcome of PAGE_ORDER) {
     const resources = byOutcome.get(outcome)!;
     if (resources.length === 0) continue;
-    out.push(`<section class="g o-${outcome}" id="g-${outcome}" data-outcome="${outcome}">\n<h2>${outcome} · ${resources.length.toLocaleString("en-US")}</h2>\n`);
+    out.push(`<section class="g o-${outcome}" id="g-${outcome}" data-outcome="${outcome}">\n`
+      + `<h2>${outcome} · ${resources.length.toLocaleString("en-US")}</h2>\n`);
     for (const resource of resources) renderResource(resource, out);
     out.push("</section>\n");
   }
   if (report.resources.length === 0) out.push("<p>No resources: the desired state declares nothing.</p>\n");
   out.push(
     "</main>\n<footer><p>converge drift report, formatVersion ", String(report.formatVersion),
-    ". Desired and live values are JSON; <code>null</code> is absent. The JSON report (<code>--report FILE.json</code>) holds the same resources for machines.</p></footer>\n",
+    ". Desired and live values are JSON; <code>null</code> is absent. "
+      + "The JSON report (<code>--report FILE.json</code>) holds the same resources for machines.</p></footer>\n",
     `<script>${SCRIPT}</script>\n</body>\n</html>\n`,
   );
   return out.join("");

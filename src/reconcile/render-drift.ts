@@ -22,13 +22,16 @@ export function driftTitle(report: DriftReport): string {
 /** `2 drifted, 1 missing, 0 unmanaged, 1 refused, 0 unknown, 40 in sync (44 resources)` */
 export function driftSummaryLine(report: DriftReport): string {
   const s = report.summary;
-  return `${s.drifted} drifted, ${s.missing} missing, ${s.unmanaged} unmanaged, ${s.refused} refused, ${s.unknown} unknown, ${s["in-sync"]} in sync (${report.resources.length} resources)`;
+  return `${s.drifted} drifted, ${s.missing} missing, ${s.unmanaged} unmanaged, ${s.refused} refused, ${s.unknown} unknown, `
+    + `${s["in-sync"]} in sync (${report.resources.length} resources)`;
 }
 
 /** One sentence: no drift, drift found, or some resources could not be compared. */
 export function driftHeadline(report: DriftReport): string {
   if (report.summary.unknown > 0) return "Some resources could not be compared; the others:";
-  return DRIFT_OUTCOMES.some((outcome) => DRIFT_FOUND.has(outcome) && report.summary[outcome] > 0) ? "Drift found." : "No drift. Live state matches the desired state.";
+  return DRIFT_OUTCOMES.some((outcome) => DRIFT_FOUND.has(outcome) && report.summary[outcome] > 0)
+    ? "Drift found."
+    : "No drift. Live state matches the desired state.";
 }
 
 function describeField(path: string, desired: unknown, live: unknown): string {
@@ -46,11 +49,14 @@ export function renderDriftAsText(report: DriftReport, options: { readonly color
   if (shown.length > 0) lines.push("");
   for (const resource of shown) {
     const where = resource.source ? `  (${resource.source.file}:${resource.source.line})` : "";
-    lines.push(`  ${paint(SYMBOL[resource.outcome], COLOR[resource.outcome], options.color)} ${paint(resource.address, "1", options.color)} ${resource.outcome}${where}`);
+    lines.push(`  ${paint(SYMBOL[resource.outcome], COLOR[resource.outcome], options.color)} `
+      + `${paint(resource.address, "1", options.color)} ${resource.outcome}${where}`);
     if (resource.reason) lines.push(`      ${resource.reason}`);
     if (resource.outcome === "drifted") {
       const width = Math.max(0, ...resource.fields.map((field) => field.path.length));
-      for (const field of resource.fields) lines.push(`      ${field.path.padEnd(width)}  desired ${renderValue(field.desired)}, live ${renderValue(field.live)}`);
+      for (const field of resource.fields) {
+        lines.push(`      ${field.path.padEnd(width)}  desired ${renderValue(field.desired)}, live ${renderValue(field.live)}`);
+      }
     }
   }
   lines.push("", `Drift: ${driftSummaryLine(report)}.`);
@@ -63,7 +69,8 @@ export function renderDriftAsMarkdown(report: DriftReport): string {
   const lines = [
     `### ${driftTitle(report)}`,
     "",
-    `**${s.drifted}** drifted · **${s.missing}** missing · **${s.unmanaged}** unmanaged · **${s.unknown}** unknown · ${s.refused} refused · ${s["in-sync"]} in sync`,
+    `**${s.drifted}** drifted · **${s.missing}** missing · **${s.unmanaged}** unmanaged · **${s.unknown}** unknown`
+      + ` · ${s.refused} refused · ${s["in-sync"]} in sync`,
     "",
   ];
   const shown = listed(report);
@@ -75,7 +82,10 @@ export function renderDriftAsMarkdown(report: DriftReport): string {
       const details = [
         ...(resource.reason ? [escapeCell(resource.reason)] : []),
         ...(resource.outcome === "missing" ? ["declared, but not found in live state"] : []),
-        ...(resource.outcome === "drifted" ? resource.fields.map((field) => `\`${escapeCell(field.path)}\`: desired ${escapeCell(renderValue(field.desired))}, live ${escapeCell(renderValue(field.live))}`) : []),
+        ...(resource.outcome === "drifted"
+          ? resource.fields.map((field) => `\`${escapeCell(field.path)}\`: `
+            + `desired ${escapeCell(renderValue(field.desired))}, live ${escapeCell(renderValue(field.live))}`)
+          : []),
       ].join("<br>");
       lines.push(`| ${resource.outcome} | \`${escapeCell(resource.address)}\` | ${details} |`);
     }
@@ -125,7 +135,8 @@ function junitBody(resource: DriftResource): string | undefined {
       return `<error type="unknown" message="${xmlAttribute(`could not be compared: ${reason}`)}">${xmlText(reason)}</error>`;
     default: {
       const fields = resource.fields.map((field) => describeField(field.path, field.desired, field.live));
-      const message = resource.outcome === "drifted" ? `drifted: ${fields.length} field${fields.length === 1 ? "" : "s"} differ${fields.length === 1 ? "s" : ""}`
+      const message = resource.outcome === "drifted"
+        ? `drifted: ${fields.length} field${fields.length === 1 ? "" : "s"} differ${fields.length === 1 ? "s" : ""}`
         : resource.outcome === "missing" ? "missing: declared, but not found in live state" : `${resource.outcome}: ${reason}`;
       const detail = [...(reason ? [reason] : []), ...fields].join("\n");
       return `<failure type="${resource.outcome}" message="${xmlAttribute(message)}">${xmlText(detail)}</failure>`;

@@ -56,7 +56,8 @@ function renderDocument(document: ExportedDocument): string {
   // block scalar cannot hold every string
   visit(yaml, {
     Scalar(_, node, path) {
-      if (typeof node.value === "string" && node.value.includes("\n") && (path.some((ancestor) => isCollection(ancestor) && ancestor.flow) || !blockScalarHolds(node.value))) {
+      if (typeof node.value === "string" && node.value.includes("\n")
+        && (path.some((ancestor) => isCollection(ancestor) && ancestor.flow) || !blockScalarHolds(node.value))) {
         node.type = Scalar.QUOTE_DOUBLE;
       }
     },

@@ -13,7 +13,13 @@ export interface RenderOptions {
 
 const SYMBOL: Readonly<Record<PlannedAction["type"], string>> = { create: "+", update: "~", delete: "-", "no-op": " ", refused: "!" };
 const COLOR: Readonly<Record<PlannedAction["type"], string>> = { create: "32", update: "33", delete: "31", "no-op": "2", refused: "35" };
-const VERB: Readonly<Record<PlannedAction["type"], string>> = { create: "will be created", update: "will be updated in place", delete: "will be deleted", "no-op": "is unchanged", refused: "is refused" };
+const VERB: Readonly<Record<PlannedAction["type"], string>> = {
+  create: "will be created",
+  update: "will be updated in place",
+  delete: "will be deleted",
+  "no-op": "is unchanged",
+  refused: "is refused",
+};
 
 function paint(text: string, code: string, color: boolean): string {
   return color ? `\u001b[${code}m${text}\u001b[0m` : text;
@@ -46,7 +52,8 @@ export function renderPlanAsText(plan: Plan, options: RenderOptions): string {
     for (const action of shown) {
       const where = action.source ? `  (${action.source.file}:${action.source.line})` : "";
       lines.push(`  ${paint(`# ${action.address} ${VERB[action.type]}`, "1", options.color)}${where}`);
-      lines.push(`  ${paint(SYMBOL[action.type], COLOR[action.type], options.color)} ${action.kind} ${JSON.stringify(action.name)}${action.reason ? `: ${action.reason}` : ""}`);
+      lines.push(`  ${paint(SYMBOL[action.type], COLOR[action.type], options.color)} `
+        + `${action.kind} ${JSON.stringify(action.name)}${action.reason ? `: ${action.reason}` : ""}`);
       lines.push(...renderChanges(action, options.color), "");
     }
   }
@@ -69,7 +76,9 @@ export function renderPlanAsMarkdown(plan: Plan, title = "converge plan"): strin
     for (const action of shown) {
       const details = action.type === "refused" || action.type === "delete"
         ? action.reason ?? ""
-        : action.changes.map((change) => `\`${change.path}\`: ${escapeCell(renderValue(change.before))} → ${escapeCell(renderValue(change.after))}`).join("<br>");
+        : action.changes
+          .map((change) => `\`${change.path}\`: ${escapeCell(renderValue(change.before))} → ${escapeCell(renderValue(change.after))}`)
+          .join("<br>");
       lines.push(`| ${action.type} | \`${escapeCell(action.address)}\` | ${escapeCell(details)} |`);
     }
   }

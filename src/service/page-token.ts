@@ -33,6 +33,12 @@ export class PageTokens {
   }
 
   #sign(scope: string, payload: string): string {
-    return createHmac("sha256", (this.#key ??= this.#keySource())).update(scope).update("\u0000").update(payload).digest().subarray(0, 18).toString("base64url");
+    return createHmac("sha256", (this.#key ??= this.#keySource()))
+      .update(scope)
+      .update("\u0000")
+      .update(payload)
+      .digest()
+      .subarray(0, 18)
+      .toString("base64url");
   }
 }

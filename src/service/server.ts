@@ -84,7 +84,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   }
 
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const pipeline = new Pipeline(world, [...account.operations(), ...gateway.operations()], new RequestLog(options.recordRequests ?? false), store, requestTimeoutMs);
+  const pipeline = new Pipeline(
+    world,
+    [...account.operations(), ...gateway.operations()],
+    new RequestLog(options.recordRequests ?? false),
+    store,
+    requestTimeoutMs,
+  );
   const server = createServer({
     keepAliveTimeout: 65_000,
     requestTimeout: requestTimeoutMs,
@@ -273,7 +279,8 @@ class Pipeline {
     const dialect = dialectOfPath(handling?.request.url?.split("?", 1)[0] ?? "/");
     const what = handling ? "the request body" : "the request headers";
     const timeout = new ServiceError(408, "RequestTimeoutException",
-      `${what} did not arrive within ${this.#requestTimeoutMs} ms (the service's request timeout): the connection is closed; send the whole request at once and retry`);
+      `${what} did not arrive within ${this.#requestTimeoutMs} ms (the service's request timeout): `
+        + `the connection is closed; send the whole request at once and retry`);
     const text = JSON.stringify(dialect.body(timeout));
     this.#timedOut.add(socket);
     socket.end([
@@ -374,7 +381,8 @@ function resolveFormB(request: IncomingMessage, byName: ReadonlyMap<string, Oper
   const prefix = dot === -1 ? "" : target.slice(0, dot);
   const name = dot === -1 ? target : target.slice(dot + 1);
   if (!prefix.includes(ACCOUNT_VERSION_DATE)) {
-    throw invalid(`X-Svc-Target ${JSON.stringify(target)} is not valid: expected a prefix containing ${ACCOUNT_VERSION_DATE}, e.g. "AccountService_20210201.${name || "ListRegions"}"`);
+    throw invalid(`X-Svc-Target ${JSON.stringify(target)} is not valid: expected a prefix containing ${ACCOUNT_VERSION_DATE}, `
+      + `e.g. "AccountService_20210201.${name || "ListRegions"}"`);
   }
   const operation = byName.get(name);
   if (!operation) {

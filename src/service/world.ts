@@ -94,11 +94,17 @@ function crossCheckWorld(world: World): string[] {
   world.apis.forEach((api, index) => {
     if (api.apiId && apiIds.has(api.apiId)) problems.push(`apis[${index}].apiId ${JSON.stringify(api.apiId)} appears twice`);
     if (api.apiId) apiIds.add(api.apiId);
-    if (api.target !== undefined && api.protocolType !== "HTTP") problems.push(`apis[${index}].target: quick create (target) is for HTTP APIs only, received protocolType ${JSON.stringify(api.protocolType)}`);
-    if (api.protocolType === "WEBSOCKET" && !api.routeSelectionExpression) problems.push(`apis[${index}].routeSelectionExpression is required for a WEBSOCKET API (e.g. "$request.body.action")`);
+    if (api.target !== undefined && api.protocolType !== "HTTP") {
+      problems.push(`apis[${index}].target: quick create (target) is for HTTP APIs only, received protocolType ${JSON.stringify(api.protocolType)}`);
+    }
+    if (api.protocolType === "WEBSOCKET" && !api.routeSelectionExpression) {
+      problems.push(`apis[${index}].routeSelectionExpression is required for a WEBSOCKET API (e.g. "$request.body.action")`);
+    }
   });
   const org = world.organization;
-  if (org?.memberAccountIds.includes(org.managementAccountId)) problems.push(`organization.memberAccountIds lists the management account ${org.managementAccountId}`);
+  if (org?.memberAccountIds.includes(org.managementAccountId)) {
+    problems.push(`organization.memberAccountIds lists the management account ${org.managementAccountId}`);
+  }
   for (const admin of org?.delegatedAdminAccountIds ?? []) {
     if (!org?.memberAccountIds.includes(admin)) problems.push(`organization.delegatedAdminAccountIds: ${admin} is not a member account`);
   }
@@ -142,9 +148,11 @@ export const DEMO_WORLD: WorldInput = {
   regions: [
     ...["ap-northeast-1", "ap-northeast-2", "ap-northeast-3", "ap-south-1", "ap-southeast-1", "ap-southeast-2",
       "ca-central-1", "eu-central-1", "eu-north-1", "eu-west-1", "eu-west-2", "eu-west-3", "sa-east-1",
-      "us-east-1", "us-east-2", "us-west-1", "us-west-2"].map((regionName) => ({ regionName, optStatus: "ENABLED_BY_DEFAULT" as const })),
+      "us-east-1", "us-east-2", "us-west-1", "us-west-2"]
+      .map((regionName) => ({ regionName, optStatus: "ENABLED_BY_DEFAULT" as const })),
     ...["af-south-1", "ap-east-1", "ap-south-2", "ap-southeast-3", "ap-southeast-4", "ca-west-1", "eu-central-2",
-      "eu-south-1", "eu-south-2", "il-central-1", "me-central-1", "me-south-1", "mx-central-1"].map((regionName) => ({ regionName, optStatus: "DISABLED" as const })),
+      "eu-south-1", "eu-south-2", "il-central-1", "me-central-1", "me-south-1", "mx-central-1"]
+      .map((regionName) => ({ regionName, optStatus: "DISABLED" as const })),
   ],
   regionTransitionMs: 1500,
   apis: [

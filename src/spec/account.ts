@@ -92,10 +92,19 @@ export type GetRegionOptStatusResponse = z.infer<typeof GetRegionOptStatusRespon
  */
 export const ACCOUNT_OPERATIONS = {
   PutAlternateContact: { method: "POST", path: "/putAlternateContact", request: PutAlternateContactRequest, status: 200, idempotent: true, write: true },
-  GetAlternateContact: { method: "POST", path: "/getAlternateContact", request: AlternateContactKeyRequest, response: GetAlternateContactResponse, status: 200, idempotent: true, write: false },
+  GetAlternateContact: {
+    method: "POST", path: "/getAlternateContact", request: AlternateContactKeyRequest, response: GetAlternateContactResponse,
+    status: 200, idempotent: true, write: false,
+  },
   DeleteAlternateContact: { method: "POST", path: "/deleteAlternateContact", request: AlternateContactKeyRequest, status: 200, idempotent: true, write: true },
-  ListRegions: { method: "POST", path: "/listRegions", request: ListRegionsRequest, response: ListRegionsResponse, status: 200, idempotent: true, write: false },
-  GetRegionOptStatus: { method: "POST", path: "/getRegionOptStatus", request: RegionRequest, response: GetRegionOptStatusResponse, status: 200, idempotent: true, write: false },
+  ListRegions: {
+    method: "POST", path: "/listRegions", request: ListRegionsRequest, response: ListRegionsResponse,
+    status: 200, idempotent: true, write: false,
+  },
+  GetRegionOptStatus: {
+    method: "POST", path: "/getRegionOptStatus", request: RegionRequest, response: GetRegionOptStatusResponse,
+    status: 200, idempotent: true, write: false,
+  },
   EnableRegion: { method: "POST", path: "/enableRegion", request: RegionRequest, status: 200, idempotent: true, write: true },
   DisableRegion: { method: "POST", path: "/disableRegion", request: RegionRequest, status: 200, idempotent: true, write: true },
 } as const satisfies OperationTable;

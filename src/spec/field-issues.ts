@@ -91,7 +91,10 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 export function pinpointZodIssues(issues: ReadonlyArray<z.core.$ZodIssue>): z.core.$ZodIssue[] {
   return issues.flatMap((issue): z.core.$ZodIssue[] => {
     if (issue.code === "unrecognized_keys") return issue.keys.map((key) => ({ ...issue, keys: [key], path: [...issue.path, key] }));
-    if (issue.code !== "invalid_union" || issue.errors.length === 0 || !issue.errors.every((branch) => branch.length > 0 && branch.every((inner) => inner.path.length > 0))) return [issue];
+    if (issue.code !== "invalid_union" || issue.errors.length === 0
+      || !issue.errors.every((branch) => branch.length > 0 && branch.every((inner) => inner.path.length > 0))) {
+      return [issue];
+    }
     const closest = issue.errors.reduce((best, branch) => (branch.length < best.length ? branch : best));
     return pinpointZodIssues(closest.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] })));
   });

@@ -194,10 +194,16 @@ export const GATEWAY_OPERATIONS = {
   GetRoute: { method: "GET", path: ROUTE_PATH, response: Route, status: 200, idempotent: true, write: false },
   UpdateRoute: { method: "PATCH", path: ROUTE_PATH, request: UpdateRouteInput, response: Route, status: 200, idempotent: true, write: true },
   DeleteRoute: { method: "DELETE", path: ROUTE_PATH, status: 204, idempotent: true, write: true },
-  CreateIntegration: { method: "POST", path: `${API_PATH}/integrations`, request: CreateIntegrationInput, response: Integration, status: 201, idempotent: false, write: true },
+  CreateIntegration: {
+    method: "POST", path: `${API_PATH}/integrations`, request: CreateIntegrationInput, response: Integration,
+    status: 201, idempotent: false, write: true,
+  },
   GetIntegrations: { method: "GET", path: `${API_PATH}/integrations`, query: ListQuery, response: Integrations, status: 200, idempotent: true, write: false },
   GetIntegration: { method: "GET", path: INTEGRATION_PATH, response: Integration, status: 200, idempotent: true, write: false },
-  UpdateIntegration: { method: "PATCH", path: INTEGRATION_PATH, request: UpdateIntegrationInput, response: Integration, status: 200, idempotent: true, write: true },
+  UpdateIntegration: {
+    method: "PATCH", path: INTEGRATION_PATH, request: UpdateIntegrationInput, response: Integration,
+    status: 200, idempotent: true, write: true,
+  },
   DeleteIntegration: { method: "DELETE", path: INTEGRATION_PATH, status: 204, idempotent: true, write: true },
 } as const satisfies OperationTable;
 export type GatewayOperationName = keyof typeof GATEWAY_OPERATIONS;
@@ -206,7 +212,9 @@ export const GatewayErrorBody = z.object({ message: z.string(), resourceType: z.
 export type GatewayErrorBody = z.infer<typeof GatewayErrorBody>;
 
 /** Fields of a route that only WebSocket APIs accept. */
-export const WEBSOCKET_ONLY_ROUTE_FIELDS = ["apiKeyRequired", "requestParameters", "requestModels", "modelSelectionExpression", "routeResponseSelectionExpression"] as const;
+export const WEBSOCKET_ONLY_ROUTE_FIELDS = [
+  "apiKeyRequired", "requestParameters", "requestModels", "modelSelectionExpression", "routeResponseSelectionExpression",
+] as const;
 /** Fields of an integration that only HTTP APIs accept. */
 export const HTTP_ONLY_INTEGRATION_FIELDS = ["integrationSubtype", "tlsConfig", "connectionId", "responseParameters"] as const;
 /** Fields of an integration that only WebSocket APIs accept. */
@@ -236,7 +244,8 @@ export function routeProtocolIssues(protocol: ProtocolType, route: RouteRuleInpu
     if (typeof route.routeKey === "string" && !HTTP_ROUTE_KEY_PATTERN.test(route.routeKey)) {
       issues.push({
         name: `${prefix}routeKey`,
-        message: `${prefix}routeKey ${renderValue(route.routeKey)} is not valid for an HTTP API: expected "$default" or "METHOD /path" (e.g. "GET /orders") with METHOD one of ${HTTP_METHODS.join(", ")}`,
+        message: `${prefix}routeKey ${renderValue(route.routeKey)} is not valid for an HTTP API: `
+          + `expected "$default" or "METHOD /path" (e.g. "GET /orders") with METHOD one of ${HTTP_METHODS.join(", ")}`,
       });
     }
   }
@@ -244,7 +253,8 @@ export function routeProtocolIssues(protocol: ProtocolType, route: RouteRuleInpu
   if (typeof authorizationType === "string" && !AUTHORIZATION_TYPES_BY_PROTOCOL[protocol].includes(authorizationType as AuthorizationType)) {
     issues.push({
       name: `${prefix}authorizationType`,
-      message: `${prefix}authorizationType ${renderValue(authorizationType)} is not valid for ${label}: expected one of ${AUTHORIZATION_TYPES_BY_PROTOCOL[protocol].join(", ")}`,
+      message: `${prefix}authorizationType ${renderValue(authorizationType)} is not valid for ${label}: `
+        + `expected one of ${AUTHORIZATION_TYPES_BY_PROTOCOL[protocol].join(", ")}`,
     });
   }
   return issues;
@@ -263,13 +273,20 @@ export interface IntegrationRuleInput {
  * Every per-protocol rule an integration breaks: protocol-only fields, the timeout range, the three
  * requestParameters shapes, and payloadFormatVersion being required for HTTP APIs.
  */
-export function integrationProtocolIssues(protocol: ProtocolType, integration: IntegrationRuleInput, prefix = "", options: { requirePayloadFormatVersion?: boolean } = {}): FieldIssue[] {
+export function integrationProtocolIssues(
+  protocol: ProtocolType,
+  integration: IntegrationRuleInput,
+  prefix = "",
+  options: { requirePayloadFormatVersion?: boolean } = {},
+): FieldIssue[] {
   const issues: FieldIssue[] = [];
   const label = PROTOCOL_LABEL[protocol];
   const wrongProtocolFields = protocol === "HTTP" ? WEBSOCKET_ONLY_INTEGRATION_FIELDS : HTTP_ONLY_INTEGRATION_FIELDS;
   const otherLabel = protocol === "HTTP" ? "WebSocket APIs" : "HTTP APIs";
   for (const field of wrongProtocolFields) {
-    if (isSet(integration[field])) issues.push({ name: prefix + field, message: `${prefix}${field} is for ${otherLabel} only; this integration belongs to ${label}` });
+    if (isSet(integration[field])) {
+      issues.push({ name: prefix + field, message: `${prefix}${field} is for ${otherLabel} only; this integration belongs to ${label}` });
+    }
   }
   const range = TIMEOUT_RANGE_BY_PROTOCOL[protocol];
   const timeout = integration.timeoutInMillis;
@@ -280,17 +297,28 @@ export function integrationProtocolIssues(protocol: ProtocolType, integration: I
     });
   }
   if (protocol === "HTTP" && integration.payloadFormatVersion === null) {
-    issues.push({ name: `${prefix}payloadFormatVersion`, message: `${prefix}payloadFormatVersion cannot be absent (null) on an HTTP API: it is required there` });
+    issues.push({
+      name: `${prefix}payloadFormatVersion`,
+      message: `${prefix}payloadFormatVersion cannot be absent (null) on an HTTP API: it is required there`,
+    });
   } else if (protocol === "HTTP" && (options.requirePayloadFormatVersion ?? true) && !isSet(integration.payloadFormatVersion)) {
     issues.push({ name: `${prefix}payloadFormatVersion`, message: `${prefix}payloadFormatVersion is required for HTTP APIs (e.g. "1.0" or "2.0")` });
   }
   for (const [key, value] of Object.entries(integration.requestParameters ?? {})) {
     const name = `${prefix}requestParameters[${JSON.stringify(key)}]`;
     if (protocol === "WEBSOCKET" && !WEBSOCKET_PARAMETER_VALUE_PATTERN.test(value)) {
-      issues.push({ name, message: `${name} ${renderValue(value)} is not valid for a WebSocket API: expected method.request.{querystring|path|header}.{name} or a static value in single quotes` });
+      issues.push({
+        name,
+        message: `${name} ${renderValue(value)} is not valid for a WebSocket API: `
+          + `expected method.request.{querystring|path|header}.{name} or a static value in single quotes`,
+      });
     }
     if (protocol === "HTTP" && !isSet(integration.integrationSubtype) && !HTTP_PARAMETER_MAPPING_KEY_PATTERN.test(key)) {
-      issues.push({ name, message: `requestParameters key ${renderValue(key)} is not valid for an HTTP API integration without integrationSubtype: expected <append|overwrite|remove>:<header|querystring|path>.<name> (e.g. "overwrite:header.x-user")` });
+      issues.push({
+        name,
+        message: `requestParameters key ${renderValue(key)} is not valid for an HTTP API integration without integrationSubtype: `
+          + `expected <append|overwrite|remove>:<header|querystring|path>.<name> (e.g. "overwrite:header.x-user")`,
+      });
     }
   }
   return issues;

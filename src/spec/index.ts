@@ -5,5 +5,13 @@
  */
 export * from "./account.js";
 export * from "./gateway.js";
-export { fillPath, routerPath, type OperationSpec, type OperationTable, type OperationResult, type PathParameters, type PathParameterNames } from "./operation-table.js";
+export {
+  fillPath,
+  routerPath,
+  type OperationSpec,
+  type OperationTable,
+  type OperationResult,
+  type PathParameters,
+  type PathParameterNames,
+} from "./operation-table.js";
 export type { FieldIssue } from "./field-issues.js";

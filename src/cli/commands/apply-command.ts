@@ -72,7 +72,13 @@ export async function applyCommand(planFile: string | undefined, flags: ApplyFla
         return await applyPlanned(saved.plan, saved.documents, clients, flags, signal, line);
       }
       line.phase("reading");
-      const result = await readAndPlan(documents!, clients, { prune: flags.prune, repairTwins: flags.repairTwins, parallelism: flags.parallelism, signal, progress: line.progress });
+      const result = await readAndPlan(documents!, clients, {
+        prune: flags.prune,
+        repairTwins: flags.repairTwins,
+        parallelism: flags.parallelism,
+        signal,
+        progress: line.progress,
+      });
       if (result.problems.length > 0) throw new DesiredStateError(result.problems);
       return await applyPlanned(result.plan, documents!, clients, flags, signal, line);
     } finally {
@@ -89,20 +95,35 @@ export async function applyCommand(planFile: string | undefined, flags: ApplyFla
  * (nothing applied) when live state changed since the plan was made, when its documents no longer
  * plan cleanly, and when the file's actions, options or summary are not what its documents plan.
  */
-async function replanPlanFile(planFile: string, clients: Clients, flags: ApplyFlags, signal: AbortSignal | undefined, line: ProgressLine): Promise<{ plan: Plan; documents: LoadedDocument[] }> {
+async function replanPlanFile(
+  planFile: string,
+  clients: Clients,
+  flags: ApplyFlags,
+  signal: AbortSignal | undefined,
+  line: ProgressLine,
+): Promise<{ plan: Plan; documents: LoadedDocument[] }> {
   if (flags.prune || flags.repairTwins || flags.target.length > 0) {
-    throw new CliError(`--prune, --repair-twins and --target shape a plan: ${planFile} was made with its own (its "prune" and "repairTwins" say which); run converge plan again to change them`);
+    throw new CliError(`--prune, --repair-twins and --target shape a plan: ${planFile} was made with its own `
+      + `(its "prune" and "repairTwins" say which); run converge plan again to change them`);
   }
   const saved = fromPlanFile(JSON.parse(await readFile(planFile, "utf8")) as unknown, planFile);
   line.phase("reading");
-  const current = await readAndPlan(saved.documents, clients, { prune: saved.plan.prune, repairTwins: saved.plan.repairTwins, parallelism: flags.parallelism, signal, progress: line.progress });
+  const current = await readAndPlan(saved.documents, clients, {
+    prune: saved.plan.prune,
+    repairTwins: saved.plan.repairTwins,
+    parallelism: flags.parallelism,
+    signal,
+    progress: line.progress,
+  });
   const difference = planFileDifference(saved.plan, current.plan);
   if (difference?.kind === "stale") {
     throw new CliError(`live state changed since ${planFile} was made: nothing was applied; run converge plan again and review the new plan`);
   }
   if (current.problems.length > 0) throw new DesiredStateError(current.problems);
   if (difference) {
-    throw new CliError(`${planFile} is not the plan its documents make against the live state now: ${difference.detail}. Nothing was applied: a plan file is applied only as converge plan --out wrote it (was it edited, or written by another version of converge?); run converge plan again and review the new plan`);
+    throw new CliError(`${planFile} is not the plan its documents make against the live state now: ${difference.detail}. `
+      + `Nothing was applied: a plan file is applied only as converge plan --out wrote it `
+      + `(was it edited, or written by another version of converge?); run converge plan again and review the new plan`);
   }
   return { plan: current.plan, documents: saved.documents };
 }
@@ -111,13 +132,24 @@ async function replanPlanFile(planFile: string, clients: Clients, flags: ApplyFl
  * Plans and applies already loaded documents (not from files: no --target), then verifies; used by
  * `apply --document-env` and `delete`.
  */
-export async function applyDocuments(documents: ReadonlyArray<LoadedDocument>, flags: Omit<ApplyFlags, "file" | "target">, removed: ReadonlyArray<LoadedDocument> = []): Promise<number> {
+export async function applyDocuments(
+  documents: ReadonlyArray<LoadedDocument>,
+  flags: Omit<ApplyFlags, "file" | "target">,
+  removed: ReadonlyArray<LoadedDocument> = [],
+): Promise<number> {
   return withLock(flags.lock, lockOptions(flags), async (signal) => {
     const clients = connect(flags);
     const line = new ProgressLine();
     try {
       line.phase("reading");
-      const result = await readAndPlan(documents, clients, { prune: flags.prune, repairTwins: flags.repairTwins, parallelism: flags.parallelism, signal, progress: line.progress, removed });
+      const result = await readAndPlan(documents, clients, {
+        prune: flags.prune,
+        repairTwins: flags.repairTwins,
+        parallelism: flags.parallelism,
+        signal,
+        progress: line.progress,
+        removed,
+      });
       if (result.problems.length > 0) throw new DesiredStateError(result.problems);
       return await applyPlanned(result.plan, documents, clients, flags, signal, line, removed);
     } finally {
@@ -141,16 +173,29 @@ async function applyPlanned(
   process.stdout.write(renderPlan(plan, flags));
   if (!hasChanges(plan)) return 0;
   if (!flags.autoApprove && !(await confirm())) {
-    throw new CliError(process.stdin.isTTY ? "apply cancelled: nothing was changed" : "apply needs --auto-approve when not run on a terminal: nothing was changed");
+    throw new CliError(process.stdin.isTTY
+      ? "apply cancelled: nothing was changed"
+      : "apply needs --auto-approve when not run on a terminal: nothing was changed");
   }
   line.phase("writing");
   const report = await applyPlan(plan, clients, { parallelism: flags.parallelism, notice: (message) => line.notice(message), progress: line.progress, signal });
   line.phase("verifying");
-  const after = await readAndPlan(documents, clients, { prune: plan.prune, repairTwins: plan.repairTwins, parallelism: flags.parallelism, signal, progress: line.progress, removed });
+  const after = await readAndPlan(documents, clients, {
+    prune: plan.prune,
+    repairTwins: plan.repairTwins,
+    parallelism: flags.parallelism,
+    signal,
+    progress: line.progress,
+    removed,
+  });
   line.close();
   const converged = !hasChanges(after.plan) && after.problems.length === 0;
   if (flags.output === "json") {
-    process.stdout.write(`${JSON.stringify({ apply: report, converged, remaining: after.plan.actions.filter((a) => a.type !== "no-op" && a.type !== "refused") }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({
+      apply: report,
+      converged,
+      remaining: after.plan.actions.filter((a) => a.type !== "no-op" && a.type !== "refused"),
+    }, null, 2)}\n`);
   } else {
     process.stdout.write(renderApplyReport(report, { color: useColor(flags) }));
     if (!converged) process.stdout.write(`Live state does not match yet:\n${renderPlan(after.plan, flags)}`);

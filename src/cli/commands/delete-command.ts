@@ -18,7 +18,10 @@ export interface DeleteFlags extends Omit<ApplyFlags, "file" | "target" | "prune
  * no-op; the protections still refuse what is unsafe. Exit 0 when nothing of it remains, 1 otherwise.
  */
 export async function deleteCommand(flags: DeleteFlags): Promise<number> {
-  if ((flags.documentEnv === undefined) === (flags.fromSynth === undefined)) throw new CliError("pass one of --document-env VAR (the documents to delete, as JSON) or --from-synth DIR (everything a cdktf stack's desired state makes exist)");
+  if ((flags.documentEnv === undefined) === (flags.fromSynth === undefined)) {
+    throw new CliError("pass one of --document-env VAR (the documents to delete, as JSON) "
+      + "or --from-synth DIR (everything a cdktf stack's desired state makes exist)");
+  }
   if (flags.fromSynth === undefined && flags.expectSha256Env !== undefined) throw new CliError("--expect-sha256-env goes with --from-synth DIR");
   const documents = flags.fromSynth !== undefined
     ? inventoryAsAbsent((await loadSynthStack({ fromSynth: flags.fromSynth, expectSha256Env: flags.expectSha256Env })).inventory, "inventory")

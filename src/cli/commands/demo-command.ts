@@ -60,14 +60,22 @@ export async function demoCommand(options: DemoOptions = {}): Promise<number> {
     expectApplied(await applyPlan(first, clients, { regionPollIntervalMs: 100 }));
     const afterApply = await planOrFail(documents, clients);
     if (hasChanges(afterApply)) throw new CliError(`live state still differs after applying: ${summaryLine(afterApply)}`);
-    say("3/7", `Applied it in ${seconds(performance.now() - applyStarted)} (Region opt-ins wait until ENABLING turns ENABLED); planning again shows no changes.`);
+    say("3/7", `Applied it in ${seconds(performance.now() - applyStarted)} (Region opt-ins wait until ENABLING turns ENABLED); `
+      + `planning again shows no changes.`);
 
     say("4/7", "Changed two things behind converge's back, directly through the API clients:", await tamper(clients));
 
     const drift = await detectDrift(desired, clients);
     const drifted = drift.resources.filter((resource) => DRIFT_FOUND.has(resource.outcome));
-    if (driftExitCode(drift) !== DRIFT_EXIT.driftFound) throw new CliError(`the drift check after two changes behind converge's back did not find drift (${driftSummaryLine(drift)})`);
-    say("5/7", `Drift detected (converge drift would exit 2): ${drifted.length} resource${drifted.length === 1 ? "" : "s"} no longer match${drifted.length === 1 ? "es" : ""} ${shown}:`, describeDrift(drift));
+    if (driftExitCode(drift) !== DRIFT_EXIT.driftFound) {
+      throw new CliError(`the drift check after two changes behind converge's back did not find drift (${driftSummaryLine(drift)})`);
+    }
+    say(
+      "5/7",
+      `Drift detected (converge drift would exit 2): ${drifted.length} resource${drifted.length === 1 ? "" : "s"} `
+        + `no longer match${drifted.length === 1 ? "es" : ""} ${shown}:`,
+      describeDrift(drift),
+    );
 
     const repairPlan = await planOrFail(documents, clients);
     const repair = await applyPlan(repairPlan, clients, { regionPollIntervalMs: 100 });
@@ -75,7 +83,10 @@ export async function demoCommand(options: DemoOptions = {}): Promise<number> {
     say("6/7", `Repaired the drift by applying again: ${repair.done} update${repair.done === 1 ? "" : "s"}, only to what drifted.`);
 
     const final = await detectDrift(desired, clients);
-    if (driftExitCode(final) !== DRIFT_EXIT.inSync) throw new CliError(`the drift check after the repair does not come out clean: ${driftSummaryLine(final)}\n${describeDrift(final).join("\n")}`);
+    if (driftExitCode(final) !== DRIFT_EXIT.inSync) {
+      throw new CliError(`the drift check after the repair does not come out clean: ${driftSummaryLine(final)}\n`
+        + `${describeDrift(final).join("\n")}`);
+    }
     say("7/7", `Drift check: no drift, live state matches ${shown} (${final.summary["in-sync"]} resources in sync).`);
 
     out.write([
@@ -102,7 +113,8 @@ function findExamples(): string {
     if (existsSync(examples)) return examples;
     break;
   }
-  throw new CliError("examples/desired-state was not found beside this converge installation (the published package leaves examples out): run converge demo from a clone of the repository");
+  throw new CliError("examples/desired-state was not found beside this converge installation (the published package leaves examples out): "
+    + "run converge demo from a clone of the repository");
 }
 
 /** A plan of the documents against live state; problems found with live state fail the demo. */
@@ -130,8 +142,10 @@ async function tamper(clients: Clients): Promise<string[]> {
   const scopes = [...(route.authorizationScopes ?? []), TAMPERED_ROUTE.extraScope];
   await clients.gateway.updateRoute(TAMPERED_ROUTE.apiId, route.routeId, { authorizationScopes: scopes });
   return [
-    `the ${TAMPERED_CONTACT.type} contact of account ${TAMPERED_CONTACT.account}: phoneNumber ${renderValue(contact.PhoneNumber)} -> ${renderValue(TAMPERED_CONTACT.phoneNumber)}`,
-    `route ${TAMPERED_ROUTE.routeKey} of API ${TAMPERED_ROUTE.apiId}: authorizationScopes ${renderValue(route.authorizationScopes ?? [])} -> ${renderValue(scopes)}`,
+    `the ${TAMPERED_CONTACT.type} contact of account ${TAMPERED_CONTACT.account}: `
+      + `phoneNumber ${renderValue(contact.PhoneNumber)} -> ${renderValue(TAMPERED_CONTACT.phoneNumber)}`,
+    `route ${TAMPERED_ROUTE.routeKey} of API ${TAMPERED_ROUTE.apiId}: `
+      + `authorizationScopes ${renderValue(route.authorizationScopes ?? [])} -> ${renderValue(scopes)}`,
   ];
 }
 

@@ -71,19 +71,22 @@ export function parseShard(text: string, env: NodeJS.ProcessEnv = process.env): 
   const match = /^(\d+|auto)\/(\d+)$/.exec(text.trim());
   const count = Number(match?.[2]);
   if (!match || !Number.isInteger(count) || count < 1 || count > 10_000) {
-    throw new CliError(`--shard ${JSON.stringify(text)} is not valid: expected K/N with 1 ≤ K ≤ N (e.g. 1/4), or auto/N to take K from JOB_COMPLETION_INDEX`);
+    throw new CliError(`--shard ${JSON.stringify(text)} is not valid: `
+      + `expected K/N with 1 ≤ K ≤ N (e.g. 1/4), or auto/N to take K from JOB_COMPLETION_INDEX`);
   }
   if (match[1] === "auto") {
     const raw = env.JOB_COMPLETION_INDEX;
     const index = Number(raw);
     if (raw === undefined || !/^\d+$/.test(raw) || index >= count) {
-      throw new CliError(`--shard auto/${count} needs JOB_COMPLETION_INDEX from 0 to ${count - 1} (set by a Kubernetes Indexed Job), received ${raw === undefined ? "nothing" : JSON.stringify(raw)}`);
+      throw new CliError(`--shard auto/${count} needs JOB_COMPLETION_INDEX from 0 to ${count - 1} (set by a Kubernetes Indexed Job), `
+        + `received ${raw === undefined ? "nothing" : JSON.stringify(raw)}`);
     }
     return { index: index + 1, count };
   }
   const index = Number(match[1]);
   if (index < 1 || index > count) {
-    throw new CliError(`--shard ${JSON.stringify(text)} is not valid: shards are numbered from 1 to ${count} (K/N is 1-based; auto/N takes the 0-based JOB_COMPLETION_INDEX)`);
+    throw new CliError(`--shard ${JSON.stringify(text)} is not valid: shards are numbered from 1 to ${count} `
+      + `(K/N is 1-based; auto/N takes the 0-based JOB_COMPLETION_INDEX)`);
   }
   return { index, count };
 }
@@ -94,7 +97,10 @@ const REPORT_EXTENSIONS: Readonly<Record<string, ReportFormat>> = { ".xml": "jun
 
 function reportFormatOf(file: string): { file: string; format: ReportFormat } {
   const format = REPORT_EXTENSIONS[extname(file).toLowerCase()];
-  if (!format) throw new CliError(`--report ${JSON.stringify(file)}: expected a file ending in .xml (JUnit), .json (the JSON report), .md (markdown) or .html (a page for people)`);
+  if (!format) {
+    throw new CliError(`--report ${JSON.stringify(file)}: expected a file ending in .xml (JUnit), .json (the JSON report), `
+      + `.md (markdown) or .html (a page for people)`);
+  }
   return { file, format };
 }
 
@@ -114,7 +120,12 @@ function render(report: DriftReport, format: ReportFormat | OutputFlags["output"
 }
 
 /** Writes the report files, prints the report, and appends markdown to $GITHUB_STEP_SUMMARY when set. */
-async function publish(report: DriftReport, flags: DriftOutputFlags, files: ReadonlyArray<{ file: string; format: ReportFormat }>, env: NodeJS.ProcessEnv): Promise<void> {
+async function publish(
+  report: DriftReport,
+  flags: DriftOutputFlags,
+  files: ReadonlyArray<{ file: string; format: ReportFormat }>,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
   for (const { file, format } of files) await writeFile(file, render(report, format, flags));
   process.stdout.write(render(report, flags.output, flags));
   const summary = env.GITHUB_STEP_SUMMARY;
@@ -123,7 +134,8 @@ async function publish(report: DriftReport, flags: DriftOutputFlags, files: Read
       await appendFile(summary, renderDriftAsMarkdown(report));
     } catch (error) {
       // the summary is a courtesy of the CI: the report itself was printed, so this does not fail the run
-      process.stderr.write(`converge: warning: cannot append to GITHUB_STEP_SUMMARY ${summary}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+      process.stderr.write(`converge: warning: cannot append to GITHUB_STEP_SUMMARY ${summary}: `
+        + `${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
     }
   }
 }

@@ -55,8 +55,12 @@ export function exportScopeOf(flags: Pick<ExportFlags, "api" | "account">): Expo
   const apis = [...new Set(flags.api)];
   const accounts = [...new Set(flags.account)];
   const problems = [
-    ...apis.filter((id) => !API_ID_PATTERN.test(id)).map((id) => `--api ${JSON.stringify(id)} is not valid: expected an apiId (10 lower-case letters or digits, e.g. a1b2c3d4e5)`),
-    ...accounts.filter((id) => id !== SELF && !ACCOUNT_ID_PATTERN.test(id)).map((id) => `--account ${JSON.stringify(id)} is not valid: expected 12 digits, or self for the caller's own account`),
+    ...apis
+      .filter((id) => !API_ID_PATTERN.test(id))
+      .map((id) => `--api ${JSON.stringify(id)} is not valid: expected an apiId (10 lower-case letters or digits, e.g. a1b2c3d4e5)`),
+    ...accounts
+      .filter((id) => id !== SELF && !ACCOUNT_ID_PATTERN.test(id))
+      .map((id) => `--account ${JSON.stringify(id)} is not valid: expected 12 digits, or self for the caller's own account`),
   ];
   if (apis.length === 0 && accounts.length === 0) problems.push("nothing to export: pass --api ID and/or --account ID|self (each repeatable)");
   if (problems.length > 0) throw new CliError(problems.join("\n"));

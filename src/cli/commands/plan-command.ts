@@ -26,7 +26,12 @@ export async function planCommand(flags: PlanFlags): Promise<number> {
   const line = new ProgressLine();
   try {
     line.phase("reading");
-    const { plan, problems } = await readAndPlan(documents, clients, { prune: flags.prune, repairTwins: flags.repairTwins, parallelism: flags.parallelism, progress: line.progress });
+    const { plan, problems } = await readAndPlan(documents, clients, {
+      prune: flags.prune,
+      repairTwins: flags.repairTwins,
+      parallelism: flags.parallelism,
+      progress: line.progress,
+    });
     line.close();
     if (problems.length > 0) throw new DesiredStateError(problems);
     if (flags.out) await writeFile(flags.out, `${JSON.stringify(toPlanFile(plan, documents), null, 2)}\n`);

@@ -14,7 +14,11 @@ export const alternateContactModel: KindModel<AlternateContactDocument> = {
   displayName: (document) => `${accountOf(document)}/${document.spec.type}`,
   readKey: (document) => ({ type: "contact", account: accountOf(document), contactType: document.spec.type }),
   readKeyFields: [{ path: "account", optional: true }, { path: "spec.type" }],
-  deletionIdentity: (document) => ({ kind: "AlternateContact", ...(document.account !== undefined ? { account: document.account } : {}), spec: { type: document.spec.type } }),
+  deletionIdentity: (document) => ({
+    kind: "AlternateContact",
+    ...(document.account !== undefined ? { account: document.account } : {}),
+    spec: { type: document.spec.type },
+  }),
   crossCheck: () => [],
   maySelectSame: (a, b) => typeOf(a) === typeOf(b) && (a.account === undefined || b.account === undefined),
 };

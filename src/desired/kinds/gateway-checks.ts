@@ -22,7 +22,12 @@ export interface GatewayRules {
  * document may leave payloadFormatVersion out when it matches an existing integration; `creating`
  * says the plan would create it, when the field is required on an HTTP API.
  */
-export function protocolProblems(loaded: LoadedDocument<GatewayDocument>, rules: GatewayRules, protocol: ProtocolType, creating = false): DesiredStateProblem[] {
+export function protocolProblems(
+  loaded: LoadedDocument<GatewayDocument>,
+  rules: GatewayRules,
+  protocol: ProtocolType,
+  creating = false,
+): DesiredStateProblem[] {
   const issues = rules.protocolIssues(protocol, loaded.document.spec as Record<string, unknown>, "spec.", creating);
   return issues.map((issue) => {
     const field = issue.name.replace(/^spec\./, "").split(/[.[]/)[0]!;
@@ -41,7 +46,9 @@ export function commonGatewayProblems(loaded: LoadedDocument<GatewayDocument>, r
   const protocol = index.declaredProtocol(key);
   if (protocol) problems.push(...protocolProblems(loaded, rules, protocol));
   const pinField = rules.pinField;
-  const pinOf = (document: LoadedDocument["document"]) => (document.kind === kind ? (document.spec as Record<string, unknown>)[pinField] as string | undefined : undefined);
+  const pinOf = (document: LoadedDocument["document"]) => (document.kind === kind
+    ? (document.spec as Record<string, unknown>)[pinField] as string | undefined
+    : undefined);
   const pin = pinOf(loaded.document);
   if (pin !== undefined) {
     const pins = index.memo(`${kind}-pins`, () => groupBy(index.documents, (other) => {
@@ -50,7 +57,8 @@ export function commonGatewayProblems(loaded: LoadedDocument<GatewayDocument>, r
     }));
     const first = pins.get(`${key}/${pin}`)?.[0];
     if (first && first !== loaded) {
-      problems.push(problemAt(loaded, ["spec", pinField], `${pinField} ${pin} is already pinned by the ${rules.noun} at ${first.source.file}:${first.source.line}: one live resource, one document`));
+      problems.push(problemAt(loaded, ["spec", pinField], `${pinField} ${pin} is already pinned by the ${rules.noun} `
+        + `at ${first.source.file}:${first.source.line}: one live resource, one document`));
     }
   }
   return problems;

@@ -38,7 +38,9 @@ export const integrationModel: KindModel<IntegrationDocument> = {
     kind: "Integration",
     name: document.name,
     api: document.api,
-    spec: Object.fromEntries([...NATURAL_KEY_FIELDS, "integrationId" as const].filter((field) => document.spec[field] !== undefined).map((field) => [field, document.spec[field]])),
+    spec: Object.fromEntries([...NATURAL_KEY_FIELDS, "integrationId" as const]
+      .filter((field) => document.spec[field] !== undefined)
+      .map((field) => [field, document.spec[field]])),
   }),
 
   crossCheck(loaded, index) {
@@ -50,7 +52,9 @@ export const integrationModel: KindModel<IntegrationDocument> = {
           ? naturalKeyOf(other.document, index.apiKey) : undefined));
       const twin = twins.get(naturalKeyOf(document, index.apiKey))?.find((other) => other !== loaded);
       if (twin) {
-        problems.push(problemAt(loaded, ["spec"], `integration ${JSON.stringify(document.name)} has the same natural key (${NATURAL_KEY_FIELDS.join(", ")}) as ${JSON.stringify((twin.document as IntegrationDocument).name)} at ${twin.source.file}:${twin.source.line}: pin one with spec.integrationId`));
+        problems.push(problemAt(loaded, ["spec"], `integration ${JSON.stringify(document.name)} `
+          + `has the same natural key (${NATURAL_KEY_FIELDS.join(", ")}) as ${JSON.stringify((twin.document as IntegrationDocument).name)} `
+          + `at ${twin.source.file}:${twin.source.line}: pin one with spec.integrationId`));
       }
     }
     return problems;

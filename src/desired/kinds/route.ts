@@ -23,7 +23,11 @@ export const routeModel: KindModel<RouteDocument> = {
   pinned: (document) => document.spec.routeId !== undefined,
   readKey: (document) => ({ type: "api", ref: document.api }),
   readKeyFields: [{ path: "api" }],
-  deletionIdentity: (document) => ({ kind: "Route", api: document.api, spec: { routeKey: document.spec.routeKey, ...(document.spec.routeId !== undefined ? { routeId: document.spec.routeId } : {}) } }),
+  deletionIdentity: (document) => ({
+    kind: "Route",
+    api: document.api,
+    spec: { routeKey: document.spec.routeKey, ...(document.spec.routeId !== undefined ? { routeId: document.spec.routeId } : {}) },
+  }),
 
   dependencies(document, documents) {
     const target = document.spec.target;
@@ -47,10 +51,12 @@ export const routeModel: KindModel<RouteDocument> = {
       const integration = byName.get(`${key}/${target.integration}`)?.[0];
       if (!integration) {
         if (!mayBeDeclaredUnderOtherReference(key, target.integration, index)) {
-          problems.push(problemAt(loaded, ["spec", "target", "integration"], `target names integration ${JSON.stringify(target.integration)}, but no Integration document of the same api declares that name`));
+          problems.push(problemAt(loaded, ["spec", "target", "integration"], `target names integration ${JSON.stringify(target.integration)}, `
+            + `but no Integration document of the same api declares that name`));
         }
       } else if (integration.document.ensure === "absent") {
-        problems.push(problemAt(loaded, ["spec", "target", "integration"], `target names integration ${JSON.stringify(target.integration)}, which is declared ensure: absent at ${integration.source.file}:${integration.source.line}`));
+        problems.push(problemAt(loaded, ["spec", "target", "integration"], `target names integration ${JSON.stringify(target.integration)}, `
+          + `which is declared ensure: absent at ${integration.source.file}:${integration.source.line}`));
       }
     }
     return problems;
@@ -64,6 +70,7 @@ export const routeModel: KindModel<RouteDocument> = {
  */
 function mayBeDeclaredUnderOtherReference(routeKey: string, name: string, index: DocumentIndex): boolean {
   if (index.resolved) return false;
-  const named = index.memo("integrations-by-logical-name", () => groupBy(index.documents, (other) => (other.document.kind === "Integration" ? other.document.name : undefined)));
+  const named = index.memo("integrations-by-logical-name", () =>
+    groupBy(index.documents, (other) => (other.document.kind === "Integration" ? other.document.name : undefined)));
   return (named.get(name) ?? []).some((other) => isNameKey(index.apiKey((other.document as IntegrationDocument).api)) !== isNameKey(routeKey));
 }

@@ -46,7 +46,10 @@ export const alternateContactEngine = {
       live: live ?? undefined,
       phases: { present: PHASE.independent, delete: PHASE.independent },
       delete: () => ({ op: "deleteContact", account, contactType: document.spec.type }),
-      create: () => ({ changes: Object.entries(spec).filter(([field]) => field !== "type").map(([path, after]) => ({ path, before: null, after })), request: put() }),
+      create: () => ({
+        changes: Object.entries(spec).filter(([field]) => field !== "type").map(([path, after]) => ({ path, before: null, after })),
+        request: put(),
+      }),
       compare(contact) {
         const liveSpec = { name: contact.Name, title: contact.Title, emailAddress: contact.EmailAddress, phoneNumber: contact.PhoneNumber };
         const wanted = { name: spec.name, title: spec.title, emailAddress: spec.emailAddress, phoneNumber: spec.phoneNumber };
@@ -59,7 +62,10 @@ export const alternateContactEngine = {
     if (request.op === "putContact") {
       await context.clients.account.putAlternateContact({ ...accountIdField(request.account), ...request.contact }, { signal: context.signal });
     } else {
-      await context.clients.account.deleteAlternateContact({ ...accountIdField(request.account), AlternateContactType: request.contactType }, { signal: context.signal });
+      await context.clients.account.deleteAlternateContact(
+        { ...accountIdField(request.account), AlternateContactType: request.contactType },
+        { signal: context.signal },
+      );
     }
   },
 
@@ -78,7 +84,10 @@ export const alternateContactEngine = {
         spec: { type, name: contact.Name, title: contact.Title, emailAddress: contact.EmailAddress, phoneNumber: contact.PhoneNumber },
       }];
     });
-    return { documents, header: missing.length > 0 ? [`No ${missing.join(", ")} contact is set (omitted: declare one, or ensure: absent to keep it so).`] : [] };
+    return {
+      documents,
+      header: missing.length > 0 ? [`No ${missing.join(", ")} contact is set (omitted: declare one, or ensure: absent to keep it so).`] : [],
+    };
   },
 } satisfies KindEngine<AlternateContactDocument, AlternateContactRequest>;
 

@@ -27,7 +27,11 @@ export const apiEngine = {
     if ("problem" in resolved) return { actions: [], problems: [problemAt(loaded, ["api"], resolved.problem)] };
     const { apiId, protocolType } = resolved;
     if (document.spec.protocolType && protocolType && document.spec.protocolType !== protocolType) {
-      return { actions: [], problems: [problemAt(loaded, ["spec", "protocolType"], `spec.protocolType ${JSON.stringify(document.spec.protocolType)} does not match API ${apiId}, which is ${protocolType}`)] };
+      return {
+        actions: [],
+        problems: [problemAt(loaded, ["spec", "protocolType"], `spec.protocolType ${JSON.stringify(document.spec.protocolType)} `
+          + `does not match API ${apiId}, which is ${protocolType}`)],
+      };
     }
     if (!document.spec.prune && !context.prune) return { actions: [], problems: [] };
     const live = context.live.apis[apiId]!;

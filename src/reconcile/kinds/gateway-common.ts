@@ -40,7 +40,9 @@ export const apiSource: ReadKeySource<Extract<LiveNeed, { type: "api" }>> = {
   count: (need) => (need.protocolType ? 2 : 3),
   describe: (need) => (typeof need.ref === "string" ? `the routes and integrations of API ${need.ref}` : `the API named ${JSON.stringify(need.ref.name)}`),
   async read(need, { clients, signal, readDone }) {
-    if (typeof need.ref !== "string") throw new Error(`the API named ${JSON.stringify(need.ref.name)} is read by its apiId, once a listing of APIs resolved the name`);
+    if (typeof need.ref !== "string") {
+      throw new Error(`the API named ${JSON.stringify(need.ref.name)} is read by its apiId, once a listing of APIs resolved the name`);
+    }
     const apiId = need.ref;
     let { protocolType, name } = need;
     if (!protocolType) {

@@ -34,7 +34,13 @@ export async function settleCreatedTwins(context: ApplyContext, limit: <T>(task:
     try {
       listing = await collect(context.clients.gateway.integrations(apiId, { signal: context.signal }));
     } catch (error) {
-      for (const entry of entries) failures.push({ address: integrationAddress(apiId, entry.name), error: `created ${entry.integration.integrationId}, but could not list API ${apiId}'s integrations to look for a twin created at the same time: ${messageOf(error)}` });
+      for (const entry of entries) {
+        failures.push({
+          address: integrationAddress(apiId, entry.name),
+          error: `created ${entry.integration.integrationId}, but could not list API ${apiId}'s integrations `
+            + `to look for a twin created at the same time: ${messageOf(error)}`,
+        });
+      }
       return;
     }
     for (const entry of entries) {
@@ -44,12 +50,17 @@ export async function settleCreatedTwins(context: ApplyContext, limit: <T>(task:
       const first = listing.find((live) => !live.apiGatewayManaged && !heldByOthers(live.integrationId) && matchesNaturalKey(exactKey, live));
       if (!first || first.integrationId === entry.integration.integrationId) continue;
       integrationIds(context).set(key, first.integrationId);
-      context.notice(`integration ${first.integrationId} with the same natural key was created first (another run?): ${entry.name} keeps it${entry.ours ? `, deleting ${entry.integration.integrationId}` : ""}`);
+      context.notice(`integration ${first.integrationId} with the same natural key was created first (another run?): `
+        + `${entry.name} keeps it${entry.ours ? `, deleting ${entry.integration.integrationId}` : ""}`);
       if (!entry.ours) continue;
       try {
         await context.clients.gateway.deleteIntegration(apiId, entry.integration.integrationId, { signal: context.signal });
       } catch (error) {
-        failures.push({ address: integrationAddress(apiId, entry.name), error: `created ${entry.integration.integrationId}, a twin of ${first.integrationId} (created first, and kept), but could not delete it: ${messageOf(error)}` });
+        failures.push({
+          address: integrationAddress(apiId, entry.name),
+          error: `created ${entry.integration.integrationId}, a twin of ${first.integrationId} (created first, and kept), `
+            + `but could not delete it: ${messageOf(error)}`,
+        });
       }
     }
   })));

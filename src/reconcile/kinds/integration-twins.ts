@@ -59,17 +59,30 @@ export function twinDifferences(a: Integration, b: Integration): string[] {
  * keeps when they are identical twins and their repair is allowed in the API (the others are then
  * claimed and recorded for twinRepairActions), or a hint for the ambiguity problem saying why not.
  */
-export function resolveTwins(loaded: LoadedDocument<IntegrationDocument>, apiId: string, candidates: ReadonlyArray<Integration>, context: PlanContext): { readonly survivor: Integration } | { readonly hint: string } {
-  const order = context.memo(`integration-order/${apiId}`, () => new Map(context.live.apis[apiId]!.integrations.map((live, index) => [live.integrationId, index])));
+export function resolveTwins(
+  loaded: LoadedDocument<IntegrationDocument>,
+  apiId: string,
+  candidates: ReadonlyArray<Integration>,
+  context: PlanContext,
+): { readonly survivor: Integration } | { readonly hint: string } {
+  const order = context.memo(`integration-order/${apiId}`, () =>
+    new Map(context.live.apis[apiId]!.integrations.map((live, index) => [live.integrationId, index])));
   const [survivor, ...losers] = [...candidates].sort((a, b) => order.get(a.integrationId)! - order.get(b.integrationId)!) as [Integration, ...Integration[]];
   const managed = candidates.filter((candidate) => candidate.apiGatewayManaged);
-  if (managed.length > 0) return { hint: ` (${managed.map((candidate) => candidate.integrationId).join(", ")} ${managed.length > 1 ? "are" : "is"} managed by the service, so they are not identical twins)` };
+  if (managed.length > 0) {
+    return { hint: ` (${managed.map((candidate) => candidate.integrationId).join(", ")} ${managed.length > 1 ? "are" : "is"} `
+      + `managed by the service, so they are not identical twins)` };
+  }
   const different = losers.find((loser) => twinDifferences(survivor, loser).length > 0);
-  if (different) return { hint: ` (they are not identical twins: ${different.integrationId} differs from ${survivor.integrationId} in ${twinDifferences(survivor, different).join(", ")})` };
+  if (different) {
+    return { hint: ` (they are not identical twins: ${different.integrationId} differs from ${survivor.integrationId} `
+      + `in ${twinDifferences(survivor, different).join(", ")})` };
+  }
   const why = context.twinRepair(apiId);
   if (loaded.document.ensure !== "present") return { hint: "" };
   if (why === undefined) {
-    return { hint: ` (they are identical twins, equal in every field but integrationId: converge apply repairs them, keeping the first, ${survivor.integrationId}, in an API a kind: Api document prunes, or with --repair-twins)` };
+    return { hint: ` (they are identical twins, equal in every field but integrationId: converge apply repairs them, `
+      + `keeping the first, ${survivor.integrationId}, in an API a kind: Api document prunes, or with --repair-twins)` };
   }
   for (const loser of losers) context.claim("integrations", apiId, loser.integrationId);
   recordedTwins(context).push({ apiId, survivor, losers, source: loaded.source, name: loaded.document.name, why });
@@ -84,7 +97,9 @@ export function resolveTwins(loaded: LoadedDocument<IntegrationDocument>, apiId:
  */
 export function twinRepairActions(planned: ReadonlyArray<PlannedAction>, context: PlanContext): PlannedAction[] {
   const twins = recordedTwins(context);
-  const deletedRoutes = new Set(planned.flatMap((action) => (action.request?.op === "deleteRoute" ? [`${action.request.apiId}/${action.request.routeId}`] : [])));
+  const deletedRoutes = new Set(planned.flatMap((action) => (action.request?.op === "deleteRoute"
+    ? [`${action.request.apiId}/${action.request.routeId}`]
+    : [])));
   const actions: PlannedAction[] = [];
   for (const { apiId, survivor, losers, source, name, why } of twins) {
     const kept = `integrations/${survivor.integrationId}`;
@@ -101,7 +116,8 @@ export function twinRepairActions(planned: ReadonlyArray<PlannedAction>, context
         });
       }
       actions.push({
-        kind: "Integration", address: integrationAddress(apiId, loser.integrationId), name: loser.integrationId, identity: `${apiId}/${loser.integrationId}`, source,
+        kind: "Integration", address: integrationAddress(apiId, loser.integrationId), name: loser.integrationId,
+        identity: `${apiId}/${loser.integrationId}`, source,
         type: "delete", phase: PHASE.integrationDeletes, changes: [],
         reason: `identical twin of ${survivor.integrationId}, which ${JSON.stringify(name)} keeps (${because})`,
         request: { op: "deleteIntegration", apiId, integrationId: loser.integrationId },

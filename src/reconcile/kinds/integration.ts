@@ -26,7 +26,8 @@ function describeCandidate(integration: Integration): string {
 /** The requests of the Integration engine (`none`: a no-op that records the integrationId its name resolved to). */
 export type IntegrationRequest =
   | { readonly op: "createIntegration"; readonly apiId: string; readonly name: string; readonly body: Readonly<Record<string, unknown>> }
-  | { readonly op: "updateIntegration"; readonly apiId: string; readonly name: string; readonly integrationId: string; readonly patch: Readonly<Record<string, unknown>> }
+  | { readonly op: "updateIntegration"; readonly apiId: string; readonly name: string; readonly integrationId: string;
+    readonly patch: Readonly<Record<string, unknown>> }
   | { readonly op: "deleteIntegration"; readonly apiId: string; readonly integrationId: string }
   | { readonly op: "none"; readonly apiId?: string; readonly name?: string; readonly integrationId?: string };
 
@@ -47,7 +48,13 @@ export const integrationEngine = {
     const match = matched.match;
     if (match) context.claim("integrations", apiId, match.integrationId);
     return decide<Integration>({
-      base: { kind: "Integration", address: integrationAddress(apiId, document.name), name: document.name, identity: `${apiId}/${document.name}`, source: loaded.source },
+      base: {
+        kind: "Integration",
+        address: integrationAddress(apiId, document.name),
+        name: document.name,
+        identity: `${apiId}/${document.name}`,
+        source: loaded.source,
+      },
       ensure: document.ensure,
       live: match,
       phases: { present: PHASE.integrations, delete: PHASE.integrationDeletes },
@@ -98,10 +105,14 @@ export const integrationEngine = {
 
   repairs: (planned, context) => twinRepairActions(planned, context),
 
-  unclaimed: (api, context, { source, reason }) => api.integrations.filter((live) => !context.isClaimed("integrations", api.apiId, live.integrationId)).map((live) => ({
-    kind: "Integration", address: integrationAddress(api.apiId, live.integrationId), name: live.integrationId, identity: `${api.apiId}/${live.integrationId}`, source,
-    type: "delete", phase: PHASE.integrationDeletes, changes: [], reason, request: { op: "deleteIntegration", apiId: api.apiId, integrationId: live.integrationId },
-  })),
+  unclaimed: (api, context, { source, reason }) => api.integrations
+    .filter((live) => !context.isClaimed("integrations", api.apiId, live.integrationId))
+    .map((live) => ({
+      kind: "Integration", address: integrationAddress(api.apiId, live.integrationId), name: live.integrationId,
+      identity: `${api.apiId}/${live.integrationId}`, source,
+      type: "delete", phase: PHASE.integrationDeletes, changes: [], reason,
+      request: { op: "deleteIntegration", apiId: api.apiId, integrationId: live.integrationId },
+    })),
 
   refusal(request, _action, context) {
     if (request.op !== "deleteIntegration") return undefined;
@@ -111,7 +122,8 @@ export const integrationEngine = {
     }
     const targeting = routesTargeting(context, request.apiId, `integrations/${request.integrationId}`);
     if (targeting.length > 0) {
-      return `integration ${request.integrationId} is still the target of route${targeting.length > 1 ? "s" : ""} ${targeting.join(", ")}: retarget or delete ${targeting.length > 1 ? "them" : "it"} first`;
+      return `integration ${request.integrationId} is still the target of route${targeting.length > 1 ? "s" : ""} ${targeting.join(", ")}: `
+        + `retarget or delete ${targeting.length > 1 ? "them" : "it"} first`;
     }
     return undefined;
   },
@@ -164,7 +176,8 @@ function matchIntegration(
   if (twins && "hint" in twins) {
     const listed = candidates.map(describeCandidate).join("; ");
     return {
-      problems: [problemAt(loaded, ["spec"], `integration ${JSON.stringify(document.name)} matches ${candidates.length} live integrations of API ${apiId} by its natural key `
+      problems: [problemAt(loaded, ["spec"], `integration ${JSON.stringify(document.name)} `
+        + `matches ${candidates.length} live integrations of API ${apiId} by its natural key `
         + `(${NATURAL_KEY_FIELDS.join(", ")}): ${listed}. Pin the one you mean with spec.integrationId${twins.hint}`)],
     };
   }
@@ -177,11 +190,18 @@ function matchIntegration(
  * matched every live integration with this natural key already, and two documents never share one,
  * so a match that no document claims was made by this create.)
  */
-async function createIntegrationOnce(apiId: string, body: Readonly<Record<string, unknown>>, context: ApplyContext): Promise<{ integration: Integration; ours: boolean }> {
+async function createIntegrationOnce(
+  apiId: string,
+  body: Readonly<Record<string, unknown>>,
+  context: ApplyContext,
+): Promise<{ integration: Integration; ours: boolean }> {
   const gateway = context.clients.gateway;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return { integration: await gateway.createIntegration(apiId, body as Parameters<typeof gateway.createIntegration>[1], { signal: context.signal }), ours: true };
+      return {
+        integration: await gateway.createIntegration(apiId, body as Parameters<typeof gateway.createIntegration>[1], { signal: context.signal }),
+        ours: true,
+      };
     } catch (error) {
       if (!isAmbiguousWrite(error) || attempt >= context.createAttempts) throw error;
       const appeared = (await collect(gateway.integrations(apiId, { signal: context.signal })))
@@ -200,7 +220,10 @@ function claimedIds(context: ApplyContext): Set<string> {
 
 /** Field order in exported specs: identity first, as the examples write them; then the rest in wire order. */
 const INTEGRATION_FIELD_ORDER = fieldOrder(
-  ["integrationType", "integrationSubtype", "integrationUri", "integrationMethod", "connectionType", "connectionId", "payloadFormatVersion", "timeoutInMillis", "description"],
+  [
+    "integrationType", "integrationSubtype", "integrationUri", "integrationMethod", "connectionType", "connectionId",
+    "payloadFormatVersion", "timeoutInMillis", "description",
+  ],
   Object.keys(INTEGRATION_FIELDS),
 );
 

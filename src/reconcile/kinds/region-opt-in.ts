@@ -72,7 +72,11 @@ export const regionOptInEngine = {
     const documents = Object.entries(live.regions[account] ?? {})
       .filter(([, status]) => status !== "ENABLED_BY_DEFAULT")
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([region, status]): ExportedDocument => ({ kind: "RegionOptIn", ...(account === SELF ? {} : { account }), spec: { region, enabled: OPT_IN_ENABLED.has(status) } }));
+      .map(([region, status]): ExportedDocument => ({
+        kind: "RegionOptIn",
+        ...(account === SELF ? {} : { account }),
+        spec: { region, enabled: OPT_IN_ENABLED.has(status) },
+      }));
     return { documents, header: ["Regions enabled by default are left out: they cannot be opted out of."] };
   },
   flowPaths: [["spec"]],
@@ -84,7 +88,10 @@ async function waitForSettled(account: string, region: string, context: ApplyCon
   const pollIntervalMs = context.options.regionPollIntervalMs ?? 250;
   const deadline = performance.now() + timeoutMs;
   for (let polls = 0; ; polls += 1) {
-    const { RegionOptStatus: status } = await context.clients.account.getRegionOptStatus({ ...accountIdField(account), RegionName: region }, { signal: context.signal });
+    const { RegionOptStatus: status } = await context.clients.account.getRegionOptStatus(
+      { ...accountIdField(account), RegionName: region },
+      { signal: context.signal },
+    );
     if (status !== "ENABLING" && status !== "DISABLING") return status;
     if (performance.now() > deadline) throw new Error(`Region ${region} of ${account} is still ${status} after ${timeoutMs} ms`);
     if (polls === 0) context.notice(`waiting for Region ${region} of ${account} (${status})`);

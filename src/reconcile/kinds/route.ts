@@ -16,7 +16,8 @@ const sortedSet = (value: unknown) => (Array.isArray(value) ? [...value].sort() 
 /** The requests of the Route engine (`targetIntegration`: the logical name of an integration this apply creates). */
 export type RouteRequest =
   | { readonly op: "createRoute"; readonly apiId: string; readonly body: Readonly<Record<string, unknown>>; readonly targetIntegration?: string | undefined }
-  | { readonly op: "updateRoute"; readonly apiId: string; readonly routeId: string; readonly patch: Readonly<Record<string, unknown>>; readonly targetIntegration?: string | undefined }
+  | { readonly op: "updateRoute"; readonly apiId: string; readonly routeId: string; readonly patch: Readonly<Record<string, unknown>>;
+    readonly targetIntegration?: string | undefined }
   | { readonly op: "deleteRoute"; readonly apiId: string; readonly routeId: string };
 
 /**
@@ -55,7 +56,13 @@ export const routeEngine = {
       (targetIntegration ? [{ path: "target", before, after: `integrations/(${targetIntegration}, created by this apply)` }] : []);
 
     return decide<Route>({
-      base: { kind: "Route", address: routeAddress(apiId, spec.routeKey), name: document.name ?? spec.routeKey, identity: `${apiId}/${spec.routeKey}`, source: loaded.source },
+      base: {
+        kind: "Route",
+        address: routeAddress(apiId, spec.routeKey),
+        name: document.name ?? spec.routeKey,
+        identity: `${apiId}/${spec.routeKey}`,
+        source: loaded.source,
+      },
       ensure: document.ensure,
       live: match,
       phases: { present: PHASE.routes, create: PHASE.routeCreates, delete: PHASE.routeDeletes },
@@ -191,7 +198,8 @@ async function createRouteOnce(apiId: string, body: Route, context: ApplyContext
       const existing = (await collect(gateway.routes(apiId, { signal: context.signal }))).find((live) => live.routeKey === body.routeKey);
       if (!existing && taken) throw error;
       if (existing) {
-        context.notice(`adopted route ${existing.routeId} (${existing.routeKey}) created ${taken ? "meanwhile by another run" : "by an attempt whose answer was lost"}`);
+        context.notice(`adopted route ${existing.routeId} (${existing.routeKey}) `
+          + `created ${taken ? "meanwhile by another run" : "by an attempt whose answer was lost"}`);
         if (existing.target !== body.target) await gateway.updateRoute(apiId, existing.routeId, { target: body.target ?? null }, { signal: context.signal });
         return;
       }
@@ -211,7 +219,9 @@ const ROUTE_FIELD_ORDER = fieldOrder(
  * document of the file), unless the route is managed too (both are comments).
  */
 function exportRoutes(api: ExportableApi, names: ReadonlyMap<string, string>): { documents: ExportedDocument[]; commented: ExportedDocument[] } {
-  const managedIntegrationIds = new Set(api.integrations.filter((integration) => integration.apiGatewayManaged).map((integration) => integration.integrationId));
+  const managedIntegrationIds = new Set(api.integrations
+    .filter((integration) => integration.apiGatewayManaged)
+    .map((integration) => integration.integrationId));
   const document = (route: Route, targetsByName: boolean): ExportedDocument => {
     const fields = specFields(route, ROUTE_FIELD_ORDER, routeServerDefaults(api.protocolType));
     const id = route.target?.startsWith("integrations/") ? route.target.slice("integrations/".length) : undefined;

@@ -103,7 +103,11 @@ export class AccountService {
       after = this.#tokens.read(scope, input.NextToken);
       if (after === undefined) {
         throw accountErrors.validation("NextToken is not valid: it was altered, or it belongs to another listing (account or filter)", [
-          { name: "NextToken", message: "NextToken is not a token this listing issued: pass the NextToken of the previous response unchanged, with the same AccountId and RegionOptStatusContains" },
+          {
+            name: "NextToken",
+            message: "NextToken is not a token this listing issued: pass the NextToken of the previous response unchanged, "
+              + "with the same AccountId and RegionOptStatusContains",
+          },
         ]);
       }
     }

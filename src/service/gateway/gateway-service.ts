@@ -106,7 +106,12 @@ export class GatewayService {
         payloadFormatVersion: isUrl ? "1.0" : "2.0",
         apiGatewayManaged: true,
       };
-      const route: Route = { routeId: this.#state.newChildId(), routeKey: "$default", target: `integrations/${integration.integrationId}`, apiGatewayManaged: true };
+      const route: Route = {
+        routeId: this.#state.newChildId(),
+        routeKey: "$default",
+        target: `integrations/${integration.integrationId}`,
+        apiGatewayManaged: true,
+      };
       mutations.push(gatewayMutations.integration(apiId, integration.integrationId, { integration, seq: this.#state.takeSeq() }));
       mutations.push(gatewayMutations.route(apiId, route.routeId, { route, seq: this.#state.takeSeq() }));
     }
@@ -180,7 +185,8 @@ export class GatewayService {
     if (issues.length > 0) throw invalidFields(gatewayDialect, issues);
     if (input.routeKey !== undefined && input.routeKey !== stored.route.routeKey) {
       if (stored.route.apiGatewayManaged) {
-        throw gatewayErrors.conflict(`route ${stored.route.routeId} is managed by the service (quick create): its route key ${JSON.stringify(stored.route.routeKey)} cannot be changed`);
+        throw gatewayErrors.conflict(`route ${stored.route.routeId} is managed by the service (quick create): `
+          + `its route key ${JSON.stringify(stored.route.routeKey)} cannot be changed`);
       }
       this.#requireUniqueRouteKey(record, input.routeKey, stored.route.routeId);
     }
@@ -271,7 +277,8 @@ export class GatewayService {
     const target = `integrations/${integration.integrationId}`;
     const targeting = [...record.routes.values()].filter(({ route }) => route.target === target).map(({ route }) => `${route.routeId} (${route.routeKey})`);
     if (targeting.length > 0) {
-      throw gatewayErrors.conflict(`integration ${integration.integrationId} is the target of route${targeting.length > 1 ? "s" : ""} ${targeting.join(", ")}: retarget or delete ${targeting.length > 1 ? "them" : "it"} first`);
+      throw gatewayErrors.conflict(`integration ${integration.integrationId} is the target of route${targeting.length > 1 ? "s" : ""} `
+        + `${targeting.join(", ")}: retarget or delete ${targeting.length > 1 ? "them" : "it"} first`);
     }
     await this.#store.commit([gatewayMutations.integration(record.stored.api.apiId, integration.integrationId, null)]);
     return { status: 204 };
@@ -297,7 +304,8 @@ export class GatewayService {
     if (input.nextToken !== undefined && input.nextToken !== "") {
       const position = this.#tokens.read(scope, input.nextToken);
       if (position === undefined || !/^\d+$/.test(position)) {
-        throw gatewayErrors.badRequest("nextToken is not valid: it was altered or belongs to another listing; pass the nextToken of the previous response unchanged");
+        throw gatewayErrors.badRequest("nextToken is not valid: it was altered or belongs to another listing; "
+          + "pass the nextToken of the previous response unchanged");
       }
       after = Number(position);
     }

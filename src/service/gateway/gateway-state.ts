@@ -67,7 +67,8 @@ export class GatewayState {
   };
 
   readonly routeCollection: Collection = this.#childCollection("routes", StoredRouteSchema, (value: StoredRoute) => value.route.routeId);
-  readonly integrationCollection: Collection = this.#childCollection("integrations", StoredIntegrationSchema, (value: StoredIntegration) => value.integration.integrationId);
+  readonly integrationCollection: Collection =
+    this.#childCollection("integrations", StoredIntegrationSchema, (value: StoredIntegration) => value.integration.integrationId);
 
   /** The next creation sequence number (monotonic across restarts). */
   takeSeq(): number {
@@ -100,7 +101,10 @@ export class GatewayState {
         const apiId = key.slice(0, slash);
         const childId = key.slice(slash + 1);
         const record = this.apis.get(apiId);
-        if (!record) throw new Error(`holds ${kind === "routes" ? "route" : "integration"} ${JSON.stringify(childId)} of API ${JSON.stringify(apiId)}, which does not exist`);
+        if (!record) {
+          throw new Error(`holds ${kind === "routes" ? "route" : "integration"} ${JSON.stringify(childId)} `
+            + `of API ${JSON.stringify(apiId)}, which does not exist`);
+        }
         const map = record[kind] as unknown as Map<string, V>;
         if (value === null) {
           map.delete(childId);
