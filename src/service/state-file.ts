@@ -61,7 +61,7 @@ export interface StateFileChunk {
   readonly mutations: ReadonlyArray<Mutation>;
 }
 
-/** A torn last record: written when the process died, never acknowledged, dropped on start. */
+/** A torn last record (a last line without its newline): written when the process died, never acknowledged, dropped on start. */
 export interface TornTail {
   readonly line: number;
   readonly offset: number;
@@ -93,13 +93,22 @@ export class StateFileError extends Error {
   }
 }
 
+/**
+ * How to recover from a damaged last line: as from any damage, or, when the line is known not to be
+ * an acknowledged write (appended by hand, say), by cutting it off.
+ */
+function lastLineRecovery(path: string, line: Line): string {
+  return `${movingAside(path)}; if you know this last line holds no write the service acknowledged (it was appended by hand, say), cut it off instead (truncate -s ${line.offset} ${path}) and start again`;
+}
+
 export function movingAside(path: string): string {
   return `the file was left unchanged; to start from the world's seed data instead, move it aside (mv ${path} ${path}.damaged) and start again; to keep its state, repair the file or restore it from a copy`;
 }
 
 /**
- * Reads the bytes of a state file. Only the last line may be damaged (a write torn by a crash): it is
- * reported in `tornTail` and left out. Anything else that is not as written throws a
+ * Reads the bytes of a state file. Only a last line without its newline may be damaged (a write torn
+ * by a crash): it is reported in `tornTail` and left out. Anything else that is not as written, a
+ * whole last line included, throws a
  * {@link StateFileError}. `schemas` checks each stored value (skipped when absent: bytes this
  * process wrote and synced itself).
  */
@@ -148,8 +157,8 @@ class LineReader {
     return line;
   }
 
-  error(line: Line, found: string, expected: string): StateFileError {
-    return new StateFileError(this.path, `cannot be used: line ${line.number} (byte ${line.offset}) ${found}; expected ${expected}.`);
+  error(line: Line, found: string, expected: string, recovery?: string): StateFileError {
+    return new StateFileError(this.path, `cannot be used: line ${line.number} (byte ${line.offset}) ${found}; expected ${expected}.`, recovery);
   }
 }
 
@@ -162,7 +171,13 @@ function parseCurrent(reader: LineReader, schemas: ValueSchemas | undefined): Pa
     const damage = integrityProblem(line);
     if (damage) {
       if (line.number === 1) throw snapshotDamage(reader, line, damage);
-      if (isLast) return { version: 2, chunks, seq, validLength, tornTail: { line: line.number, offset: line.offset, bytes: line.raw.length + (line.complete ? 1 : 0), reason: damage.found } };
+      // the newline is the last byte of an append: only a line without it can be a torn write
+      if (!line.complete) return { version: 2, chunks, seq, validLength, tornTail: { line: line.number, offset: line.offset, bytes: line.raw.length, reason: damage.found } };
+      if (isLast) {
+        throw reader.error(line, `${damage.found}, and it is the last line, whole (it ends in its newline)`,
+          `${damage.expected}: a write torn by a crash never ends in its newline, so a whole line that fails its check is damage, not a torn write (it may be an acknowledged write whose bytes changed)`,
+          lastLineRecovery(reader.path, line));
+      }
       throw reader.error(line, `${damage.found}, and ${describeRest(reader)} follow${lineCount(reader) === 1 ? "s" : ""} it`, `${damage.expected}: only the last line can be torn by a crash, so this is damage, not a torn write`);
     }
     const json = parseJson(reader, line, line.text.slice(9));
@@ -178,7 +193,8 @@ function parseCurrent(reader: LineReader, schemas: ValueSchemas | undefined): Pa
       if (record.seq !== seq + 1) {
         const missing = record.seq - seq - 1;
         const gap = missing <= 0 ? "" : missing === 1 ? `: record ${seq + 1} is missing` : `: records ${seq + 1} to ${record.seq - 1} are missing`;
-        throw reader.error(line, `holds record ${record.seq} right after record ${seq}${gap}`, `record ${seq + 1}: the records of a state file are numbered one by one, without gaps or repeats`);
+        throw reader.error(line, `holds record ${record.seq} right after record ${seq}${gap}`, `record ${seq + 1}: the records of a state file are numbered one by one, without gaps or repeats`,
+          isLast ? lastLineRecovery(reader.path, line) : undefined);
       }
       chunks.push(chunk(reader, line, json, "m", record.m, schemas));
       seq = record.seq;

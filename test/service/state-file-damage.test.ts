@@ -15,7 +15,8 @@ import { builtCliPath, startServeProcess, type ServeProcess } from "../support/s
  * exist or is empty. Every other file that cannot be read refuses the start of a real
  * `converge serve --state-file` child process with a message naming the file, the line and byte,
  * what was found and what was expected, and how to recover, and the file is left byte for byte as
- * it was. Only the last record may be torn (a crash mid-append): it is dropped, said so on stderr.
+ * it was. Only a last record without its newline may be torn (a crash mid-append): it is dropped,
+ * said so on stderr. A whole last line that fails its check is damage (issue 21), refused like the rest.
  */
 
 const TOKEN = "admin-token";
@@ -246,6 +247,27 @@ describe("serve --state-file refuses a damaged state file, names it, and leaves 
     });
   });
 
+  describe("a whole last line that fails its check (damage: a torn write never ends in its newline)", () => {
+    const lastOffset = () => goodFile.length - Buffer.byteLength(goodLines[3]!) - 1;
+    const cases: ReadonlyArray<[string, () => string, RegExp]> = [
+      ["a checksum that does not match", () => `${goodLines[3]!.replace("https://a.example/", "https://b.example/")}\n`, /has checksum [0-9a-f]{8} but its content sums to [0-9a-f]{8}, and it is the last line, whole/],
+      ["no checksum prefix: {}", () => "{}\n", /begins with "\{\}", and it is the last line, whole/],
+      ["no checksum prefix: null", () => "null\n", /begins with "null", and it is the last line, whole/],
+      ["a record without its checksum", () => `${goodLines[3]!.slice(9)}\n`, /begins with "\{\\"seq\\":3,\\"m\\":.*", and it is the last line, whole/],
+    ];
+    it.each(cases)("refuses a last line with %s, naming its line and byte and how to cut it off", async (_name, line, found) => {
+      const stderr = await expectRefused(withLine(3, line()), [found, new RegExp(`line 4 \\(byte ${lastOffset()}\\)`), /a write torn by a crash never ends in its newline, so a whole line that fails its check is damage/]);
+      expect(stderr).toContain(`cut it off instead (truncate -s ${lastOffset()} `);
+    });
+
+    it("refuses a last record numbered out of sequence (a gap, a repeat), naming its line and byte", async () => {
+      const skipped = journalLine(JSON.stringify({ ...jsonOf(3), seq: 5 }));
+      const stderr = await expectRefused(withLine(3, skipped), [new RegExp(`line 4 \\(byte ${lastOffset()}\\) holds record 5 right after record 2: records 3 to 4 are missing; expected record 3`)]);
+      expect(stderr).toContain(`(truncate -s ${lastOffset()} `);
+      await expectRefused(withLine(3, journalLine(JSON.stringify({ ...jsonOf(3), seq: 2 }))), [/line 4 \(byte \d+\) holds record 2 right after record 2; expected record 3/]);
+    });
+  });
+
   describe("format 1 (before checksums): the shapes the issue found, now refused by name", () => {
     it("a snapshot that is not a list (was: tuples is not iterable)", async () => {
       await expectRefused('{"snapshot":5}\n', [/line 1 \(byte 0\) is not a snapshot line \(format 1\): snapshot 5 is not valid: expected array/]);
@@ -280,7 +302,7 @@ describe("serve --state-file starts from what it can read", () => {
 
   it.each([
     ["a last record cut off (no newline)", () => goodFile.subarray(0, goodFile.length - 20), /dropped a torn last record at line 4 \(byte \d+, \d+ bytes; it has no newline/],
-    ["a last record whose checksum does not match", () => Buffer.from(withLine(3, `${goodLines[3]!.replace("https://a.example/", "https://b.example/")}\n`)), /dropped a torn last record at line 4 \(byte \d+, \d+ bytes; it has checksum [0-9a-f]{8} but its content sums to/],
+    ["a last record cut off inside its checksum", () => Buffer.concat([Buffer.from(withLine(3, "")), Buffer.from(goodLines[3]!.slice(0, 5))]), /dropped a torn last record at line 4 \(byte \d+, 5 bytes; it has no newline/],
     ["a last record of zeros (a tail the file system never wrote)", () => Buffer.concat([Buffer.from(withLine(3, "")), Buffer.alloc(300)]), /dropped a torn last record at line 4 \(byte \d+, 300 bytes/],
   ])("%s is dropped, said so, and cut off; the records before it are kept", async (_name, content, notice) => {
     const path = join(directory, `torn-${(fileCounter += 1)}.jsonl`);
