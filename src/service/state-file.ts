@@ -1,6 +1,7 @@
 import { crc32 } from "node:zlib";
 import { z } from "zod";
 import { describeZodIssues, renderValue } from "../spec/field-issues.js";
+import { MAX_NESTING_DEPTH, NestingError, parseJsonWithinDepth } from "../spec/nesting.js";
 
 /** One change to one entry of a collection: a full new value, or `null` for removal. */
 export interface Mutation {
@@ -180,7 +181,7 @@ function parseCurrent(reader: LineReader, schemas: ValueSchemas | undefined): Pa
       }
       throw reader.error(line, `${damage.found}, and ${describeRest(reader)} follow${lineCount(reader) === 1 ? "s" : ""} it`, `${damage.expected}: only the last line can be torn by a crash, so this is damage, not a torn write`);
     }
-    const json = parseJson(reader, line, line.text.slice(9));
+    const json = parseJson(reader, line, line.text.slice(9), schemas !== undefined);
     if (line.number === 1) {
       const snapshot = checkShape(reader, line, json, SnapshotLine, "a snapshot line", SNAPSHOT_SHAPE);
       if (snapshot.version > STATE_FILE_VERSION) {
@@ -213,7 +214,7 @@ function parseLegacy(reader: LineReader, schemas: ValueSchemas | undefined): Par
       if (line.number === 1) throw snapshotDamage(reader, line, { found: "has no newline", expected: "" });
       return { version: 1, chunks, seq: 0, validLength, tornTail: { line: line.number, offset: line.offset, bytes: line.raw.length, reason: "has no newline" } };
     }
-    const json = parseJson(reader, line, line.text);
+    const json = parseJson(reader, line, line.text, schemas !== undefined);
     if (line.number === 1) {
       const snapshot = checkShape(reader, line, json, LegacySnapshotLine, "a snapshot line (format 1)", '{"snapshot":[[collection, key, value], …]}');
       chunks.push(chunk(reader, line, json, "snapshot", snapshot.snapshot, schemas));
@@ -265,10 +266,19 @@ function lineCount(reader: LineReader): number {
   return rest.length > 0 && rest[rest.length - 1] !== 0x0a ? count + 1 : count;
 }
 
-function parseJson(reader: LineReader, line: Line, text: string): unknown {
+/**
+ * A line's JSON. `checked`: on start, a line that nests too deeply is refused before it is parsed (a
+ * stored value is kept as read, and every later walk over it would recurse without end); the bytes
+ * this process wrote itself are not scanned again.
+ */
+function parseJson(reader: LineReader, line: Line, text: string, checked: boolean): unknown {
   try {
-    return JSON.parse(text);
+    return checked ? parseJsonWithinDepth(text) : JSON.parse(text);
   } catch (error) {
+    if (error instanceof NestingError) {
+      const column = line.text.length - text.length + error.column;
+      throw reader.error(line, `nests lists and mappings too deeply: one opens at level ${MAX_NESTING_DEPTH + 1} (column ${column})`, `at most ${MAX_NESTING_DEPTH} levels, as converge writes them (its records nest at most 7)`);
+    }
     throw reader.error(line, `is not JSON (${(error as Error).message}): ${preview(text)}`, "a JSON object");
   }
 }
