@@ -221,6 +221,12 @@ describe("serve --state-file refuses a damaged state file, names it, and leaves 
       await expectRefused(withLine(0, journalLine(JSON.stringify({ ...snapshot, snapshot: tuples }))), [/line 1 \(byte 0\) holds a value of collection "integrations" .* snapshot\[\d+\]\[2\]\.integration is required/]);
     });
 
+    it("a record whose value nests lists 100,000 deep (issue 21: refused before it is parsed)", async () => {
+      const json = `{"seq":3,"m":[["contacts","${ACCOUNT}/BILLING",${"[".repeat(100_000)}${"]".repeat(100_000)}]]}`;
+      const column = 9 + json.indexOf("[[[") + 62;
+      await expectRefused(withLine(3, journalLine(json)), [new RegExp(`line 4 \\(byte \\d+\\) nests lists and mappings too deeply: one opens at level 65 \\(column ${column}\\); expected at most 64 levels`)]);
+    });
+
     it("a route of an API that does not exist", async () => {
       const route = { route: { routeId: "r000001", routeKey: "GET /x" }, seq: 9 };
       await expectRefused(withLine(3, journalLine(JSON.stringify({ seq: 3, m: [["routes", "noapi00001/r000001", route]] }))), [/line 4 \(byte \d+\) holds route "r000001" of API "noapi00001", which does not exist/]);
