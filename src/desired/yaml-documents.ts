@@ -68,24 +68,41 @@ export function parseYamlText(text: string, file: string, lines: LineIndex, out:
   let batch: TextRegion[] = [];
   let size = 0;
   for (const region of regions) {
-    const tooDeep = excessiveNestingOffset(text, region.start, region.end);
-    if (tooDeep !== undefined) {
-      // in the file's order: the documents before it first
-      if (batch.length > 0) parseBatch(text, batch, file, lines, out);
-      batch = [];
-      size = 0;
-      out.entries.push(nestingRefusal(file, lines, tooDeep));
-      continue;
-    }
     if (batch.length > 0 && size + region.end - region.start > MAX_BATCH_CHARS) {
-      parseBatch(text, batch, file, lines, out);
+      parseWithinDepth(text, batch, file, lines, out);
       batch = [];
       size = 0;
     }
     batch.push(region);
     size += region.end - region.start;
   }
-  if (batch.length > 0) parseBatch(text, batch, file, lines, out);
+  if (batch.length > 0) parseWithinDepth(text, batch, file, lines, out);
+}
+
+/**
+ * Parses a batch of regions but those that nest too deeply, which are refused in their place. The
+ * batch's text is scanned in one call (the scan counts documents one by one, so that is the same
+ * as scanning each region, and one call per small document cost more than the scan); only when it
+ * nests too deeply are its regions scanned one by one.
+ */
+function parseWithinDepth(text: string, batch: ReadonlyArray<TextRegion>, file: string, lines: LineIndex, out: ParsedDocuments): void {
+  if (excessiveNestingOffset(text, batch[0]!.start, batch[batch.length - 1]!.end) === undefined) {
+    parseBatch(text, batch, file, lines, out);
+    return;
+  }
+  let kept: TextRegion[] = [];
+  for (const region of batch) {
+    const tooDeep = excessiveNestingOffset(text, region.start, region.end);
+    if (tooDeep === undefined) {
+      kept.push(region);
+      continue;
+    }
+    // in the file's order: the documents before it first
+    if (kept.length > 0) parseBatch(text, kept, file, lines, out);
+    kept = [];
+    out.entries.push(nestingRefusal(file, lines, tooDeep));
+  }
+  if (kept.length > 0) parseBatch(text, kept, file, lines, out);
 }
 
 /** A region's text inside a batch's source: it starts at `at` there. */

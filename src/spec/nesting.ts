@@ -8,8 +8,8 @@
 /**
  * The deepest nesting of lists and mappings converge reads: a desired-state document needs 5 levels
  * (a root list of documents, the document, its spec, responseParameters, one status code's map), the
- * plan files and drift reports converge writes about 8; the first parser to run out of stack (the
- * yaml library) does so near 800. Below js-yaml's own limit (100 nodes), so that the fast parser
+ * plan files and drift reports converge writes 7 to 9; the first parser to run out of stack (the
+ * yaml library) does so near 790. Below js-yaml's own limit (100 levels), so that the fast parser
  * never refuses a text this scan lets through.
  */
 export const MAX_NESTING_DEPTH = 64;
@@ -82,9 +82,6 @@ const FLOW_LIST = 1;
 const FLOW_MAP = 2;
 const FLOW_PAIR = 3;
 
-/** Where a plain scalar in block context ends on its line: a comment, or a `:` that makes it a key. */
-const PLAIN_END = /[ \t]#|:(?=[ \t\r\n]|$)/g;
-
 /** The characters that may end a run of plain text in flow context (the ASCII ones; the others never do). */
 const FLOW_SPECIAL = new Uint8Array(0x80);
 for (const char of " \t\r\n[]{},:#\"'&!?") FLOW_SPECIAL[char.charCodeAt(0)] = 1;
@@ -118,7 +115,7 @@ export function excessiveNestingOffset(text: string, start = 0, end = text.lengt
   /** Open flow levels, innermost last (FLOW_LIST, FLOW_MAP, FLOW_PAIR). */
   const flow: number[] = [];
   /** A quoted scalar continues on the next line: its quote character (0: none). */
-  let quote = 0;
+  let quote: 0 | typeof DQUOTE | typeof SQUOTE = 0;
   /** A plain scalar may continue on the next line. */
   let plain = false;
   /** Flow: a node may start here (after `[`, `{`, `,`, `: `), so a quote opens a quoted scalar. */
@@ -158,10 +155,23 @@ export function excessiveNestingOffset(text: string, start = 0, end = text.lengt
     if (depth() > limit) exceeded ??= at;
   };
 
+  /**
+   * The next quote character at or after `at`, remembered: the lines of a quoted scalar that spans
+   * many ask for the same far quote, and searching again from each line would cost their square.
+   */
+  const quoteFound = { [DQUOTE]: { from: 0, at: -2 }, [SQUOTE]: { from: 0, at: -2 } };
+  const nextQuote = (char: typeof DQUOTE | typeof SQUOTE, at: number): number => {
+    const known = quoteFound[char];
+    if (at < known.from || (known.at !== -1 && at > known.at)) {
+      known.from = at;
+      known.at = text.indexOf(char === DQUOTE ? '"' : "'", at);
+    }
+    return known.at;
+  };
   /** The offset after the quote that closes a quoted scalar opened before `at`, or -1 when the line ends first. */
-  const closeQuote = (at: number, lineEnd: number, char: number): number => {
+  const closeQuote = (at: number, lineEnd: number, char: typeof DQUOTE | typeof SQUOTE): number => {
     for (;;) {
-      const found = text.indexOf(char === DQUOTE ? '"' : "'", at);
+      const found = nextQuote(char, at);
       if (found === -1 || found >= lineEnd) return -1;
       if (char === SQUOTE) {
         if (text.charCodeAt(found + 1) === SQUOTE && found + 1 < lineEnd) {
@@ -296,14 +306,16 @@ export function excessiveNestingOffset(text: string, start = 0, end = text.lengt
         }
       } else {
         // a plain scalar (or an alias): to a comment, a `: ` that makes it a key, or the end of the line
-        PLAIN_END.lastIndex = at + 1;
-        const found = PLAIN_END.exec(text);
-        if (!found || found.index >= lineEnd) {
+        after = at + 1;
+        for (; after < lineEnd; after += 1) {
+          const inner = text.charCodeAt(after);
+          if (inner === COLON && isBlank(after + 1 < lineEnd ? text.charCodeAt(after + 1) : Number.NaN)) break;
+          if (inner === HASH && isSpace(text.charCodeAt(after - 1))) return;
+        }
+        if (after >= lineEnd) {
           plain = true;
           return;
         }
-        if (found[0] !== ":") return;
-        after = found.index;
       }
       while (after < lineEnd && isSpace(text.charCodeAt(after))) after += 1;
       if (after >= lineEnd || text.charCodeAt(after) !== COLON || !isBlank(after + 1 < lineEnd ? text.charCodeAt(after + 1) : Number.NaN)) return;
@@ -321,18 +333,17 @@ export function excessiveNestingOffset(text: string, start = 0, end = text.lengt
     let lineEnd = text.indexOf("\n", lineStart);
     if (lineEnd === -1 || lineEnd > end) lineEnd = end;
     const next = lineEnd + 1;
-    // a document marker ends whatever was open, but a flow collection (an error: counted on)
+    // a document marker ends whatever was open, a flow collection too (the yaml library closes it
+    // there; js-yaml refuses the text), so that a text is counted as its documents one by one
     const first = text.charCodeAt(lineStart);
     if ((first === DASH || first === DOT) && text.startsWith(first === DASH ? "---" : "...", lineStart) && isBlank(lineStart + 3 < lineEnd ? text.charCodeAt(lineStart + 3) : Number.NaN)) {
       columns.length = 0;
       sequences.length = 0;
+      flow.length = 0;
       quote = 0;
       plain = false;
       scalarParent = undefined;
-      if (first === DASH) {
-        if (flow.length > 0) scanFlow(lineStart + 3, lineEnd);
-        else scanBlock(lineStart + 3, lineStart, lineEnd);
-      }
+      if (first === DASH) scanBlock(lineStart + 3, lineStart, lineEnd);
       lineStart = next;
       continue;
     }

@@ -82,6 +82,24 @@ describe("excessiveNestingOffset", () => {
     expect(excessiveNestingOffset(text)).toBe(offset);
   });
 
+  it("counts each document of a stream alone: a marker ends even a flow collection left open", () => {
+    const text = "[[[[a,\n---\n[[b]]\n...\n- - - c\n";
+    expect(excessiveNestingOffset(text, 0, text.length, 4)).toBeUndefined();
+    expect(excessiveNestingOffset(text, 0, text.length, 3)).toBe(3);
+    expect(excessiveNestingOffset(text, text.indexOf("---"), text.length, 2)).toBe(text.indexOf("- c"));
+  });
+
+  it.each([
+    { name: "lines that hold no key (2,000,000 list items)", text: "- x\n".repeat(2_000_000) },
+    { name: "a quoted scalar over 1,000,000 lines", text: `a: "x\n${"  text line\n".repeat(1_000_000)}"\n` },
+    { name: "a flow list's quoted scalar over 1,000,000 lines", text: `[ 'x\n${"  text line\n".repeat(1_000_000)}' ]\n` },
+  ])("scans $name in one pass (a search to the next colon or quote from every line was quadratic)", ({ text }) => {
+    // generous: one pass takes well under a second; a search per line would take hours
+    const started = performance.now();
+    expect(excessiveNestingOffset(text)).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(15_000);
+  });
+
   it("refuses a JSON text nested too deeply, naming line and column, before JSON.parse sees it", () => {
     const text = `{\n  "a": ${"[".repeat(MAX_NESTING_DEPTH)}${"]".repeat(MAX_NESTING_DEPTH)}\n}`;
     expect(() => parseJsonWithinDepth(text)).toThrow(new NestingError(2, 8 + MAX_NESTING_DEPTH - 1));
