@@ -4,6 +4,7 @@ import { parseDesiredText, type LoadedDocument } from "../desired/load.js";
 import { canonicalJson } from "../desired/canonical-json.js";
 import { modelOf } from "../desired/kinds/registry.js";
 import { KINDS, type Kind } from "../desired/schema.js";
+import { NestingError, parseJsonWithinDepth } from "../spec/nesting.js";
 import { CliError } from "./cli-error.js";
 
 /**
@@ -23,8 +24,9 @@ export function readDocumentVariable(variable: string, flag: string, env: NodeJS
   if (text === undefined || text.trim() === "") throw new CliError(`${flag} ${variable}: the environment variable ${variable} is not set or empty`);
   let value: unknown;
   try {
-    value = JSON.parse(text);
-  } catch {
+    value = parseJsonWithinDepth(text);
+  } catch (error) {
+    if (error instanceof NestingError) throw new CliError(`${flag} ${variable}: $${variable}:${error.line}:${error.column}: ${error.problem}`);
     // JSON.parse's message quotes the text: say only where it breaks
     throw new CliError(`${flag} ${variable}: the environment variable ${variable} does not hold JSON `
       + `(expected one desired-state document or an array of them)`);

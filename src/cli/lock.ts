@@ -2,6 +2,7 @@ import { readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname, resolve } from "node:path";
 import lockfile from "proper-lockfile";
+import { parseJsonWithinDepth } from "../spec/nesting.js";
 import { CliError } from "./cli-error.js";
 
 /**
@@ -126,7 +127,7 @@ async function refuseForeignFile(file: string, path: string): Promise<void> {
 
 function readHolder(text: string): LockHolder | undefined {
   try {
-    const value = JSON.parse(text) as Partial<LockHolder>;
+    const value = parseJsonWithinDepth(text) as Partial<LockHolder>;
     return typeof value.pid === "number" && typeof value.host === "string"
       && typeof value.command === "string" && typeof value.since === "string"
       ? value as LockHolder

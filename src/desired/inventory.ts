@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
+import { parseJsonWithinDepth } from "../spec/nesting.js";
 import { canonicalJson } from "./canonical-json.js";
 import { modelOf } from "./kinds/registry.js";
 import type { Document } from "./schema.js";
@@ -69,7 +70,7 @@ export function decodeInventory(chunks: ReadonlyArray<string>): IdentityDocument
   if (text === "") return [];
   let value: unknown;
   try {
-    value = JSON.parse(gunzipSync(Buffer.from(text, "base64")).toString("utf8"));
+    value = parseJsonWithinDepth(gunzipSync(Buffer.from(text, "base64")).toString("utf8"));
   } catch (error) {
     throw new Error(`is not an inventory written by converge's constructs (gzip-compressed JSON in base64): ${(error as Error).message}`);
   }

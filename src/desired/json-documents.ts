@@ -1,8 +1,9 @@
 import { createRequire } from "node:module";
 import type * as JsoncParser from "jsonc-parser";
 import type { LineIndex } from "./line-index.js";
+import { excessiveNestingOffset } from "../spec/nesting.js";
 import { NO_PREFIX, RawDocument, type TextRegion } from "./raw-document.js";
-import { parseComposedRegion, type ParsedDocuments } from "./yaml-documents.js";
+import { nestingRefusal, parseComposedRegion, type ParsedDocuments } from "./yaml-documents.js";
 
 /**
  * Appends the documents of a JSON file: one document, or an array of documents. Values come from
@@ -10,8 +11,14 @@ import { parseComposedRegion, type ParsedDocuments } from "./yaml-documents.js";
  * object repeats a key (which JSON.parse would silently resolve to the last value). A file with a
  * repeated key, or that JSON.parse refuses (comments, single quotes, a syntax error), is read as
  * YAML by the yaml library instead, as converge always read JSON, with that library's messages.
+ * A text that nests deeper than MAX_NESTING_DEPTH is refused before any of them reads it.
  */
 export function parseJsonText(text: string, file: string, lines: LineIndex, out: ParsedDocuments): void {
+  const tooDeep = excessiveNestingOffset(text);
+  if (tooDeep !== undefined) {
+    out.entries.push(nestingRefusal(file, lines, tooDeep));
+    return;
+  }
   const region: TextRegion = { start: 0, end: text.length };
   let value: unknown;
   try {

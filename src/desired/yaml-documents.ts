@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type * as JsYaml from "js-yaml";
 import type { Event } from "js-yaml";
+import { MAX_NESTING_DEPTH, excessiveNestingOffset, nestingProblem } from "../spec/nesting.js";
 import type { DesiredStateProblem } from "./desired-state-error.js";
 import type { LineIndex } from "./line-index.js";
 import { NO_PREFIX, RawDocument, rememberComposed, type TextRegion } from "./raw-document.js";
@@ -60,21 +61,48 @@ const MAX_BATCH_CHARS = 1 << 16;
  * Appends the documents of a YAML file's regions: parsed by js-yaml in batches of regions (one call
  * per batch, not per document: per-call overhead weighs as much as parsing a small document), each
  * document located in the file; a batch js-yaml refuses is parsed again region by region, and a
- * region it refuses by the yaml library, whose messages converge reports.
+ * region it refuses by the yaml library, whose messages converge reports. A region that nests
+ * deeper than MAX_NESTING_DEPTH is refused before any parser sees it (both recurse once per level).
  */
 export function parseYamlText(text: string, file: string, lines: LineIndex, out: ParsedDocuments, regions: ReadonlyArray<TextRegion> = splitYamlDocuments(text)): void {
   let batch: TextRegion[] = [];
   let size = 0;
   for (const region of regions) {
     if (batch.length > 0 && size + region.end - region.start > MAX_BATCH_CHARS) {
-      parseBatch(text, batch, file, lines, out);
+      parseWithinDepth(text, batch, file, lines, out);
       batch = [];
       size = 0;
     }
     batch.push(region);
     size += region.end - region.start;
   }
-  if (batch.length > 0) parseBatch(text, batch, file, lines, out);
+  if (batch.length > 0) parseWithinDepth(text, batch, file, lines, out);
+}
+
+/**
+ * Parses a batch of regions but those that nest too deeply, which are refused in their place. The
+ * batch's text is scanned in one call (the scan counts documents one by one, so that is the same
+ * as scanning each region, and one call per small document cost more than the scan); only when it
+ * nests too deeply are its regions scanned one by one.
+ */
+function parseWithinDepth(text: string, batch: ReadonlyArray<TextRegion>, file: string, lines: LineIndex, out: ParsedDocuments): void {
+  if (excessiveNestingOffset(text, batch[0]!.start, batch[batch.length - 1]!.end) === undefined) {
+    parseBatch(text, batch, file, lines, out);
+    return;
+  }
+  let kept: TextRegion[] = [];
+  for (const region of batch) {
+    const tooDeep = excessiveNestingOffset(text, region.start, region.end);
+    if (tooDeep === undefined) {
+      kept.push(region);
+      continue;
+    }
+    // in the file's order: the documents before it first
+    if (kept.length > 0) parseBatch(text, kept, file, lines, out);
+    kept = [];
+    out.entries.push(nestingRefusal(file, lines, tooDeep));
+  }
+  if (kept.length > 0) parseBatch(text, kept, file, lines, out);
 }
 
 /** A region's text inside a batch's source: it starts at `at` there. */
@@ -197,31 +225,62 @@ function isEmptyNode(event: Event): boolean {
   return event.type === EVENT_SCALAR && event.valueStart === event.valueEnd && event.style === SCALAR_STYLE_PLAIN && event.tagStart === -1 && event.anchorStart === -1;
 }
 
+/** The problem of a text that nests too deeply, at the place where it opens one level too many. */
+export function nestingRefusal(file: string, lines: LineIndex, offset: number): DesiredStateProblem {
+  return { file, ...lines.position(offset), path: "", message: nestingProblem() };
+}
+
 /**
- * Why a document built through YAML aliases is refused: it refers to itself (a cycle), or it expands
- * to more than MAX_EXPANDED_VALUES values (an alias bomb, which every later walk over it would pay).
+ * Why a document built through YAML aliases is refused: it refers to itself (a cycle), it expands
+ * to more than MAX_EXPANDED_VALUES values (an alias bomb, which every later walk over it would pay),
+ * or it nests deeper than MAX_NESTING_DEPTH (an alias to a deep node inside a deep node: its text
+ * nests within the limit, its value does not). Walked without recursion, each shared node once.
  */
 function expansionRefusal(value: unknown): string | undefined {
-  const sizes = new Map<object, number>();
+  if (value === null || typeof value !== "object") return undefined;
+  const measured = new Map<object, { readonly size: number; readonly depth: number }>();
   const open = new Set<object>();
-  const sizeOf = (node: unknown): number => {
-    if (node === null || typeof node !== "object") return 1;
-    const known = sizes.get(node);
-    if (known !== undefined) return known;
-    if (open.has(node)) return Number.POSITIVE_INFINITY;
+  const stack: Array<{ readonly node: object; readonly children: unknown[]; next: number; size: number; depth: number }> = [];
+  const enter = (node: object) => {
     open.add(node);
-    let size = 1;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
-      size += sizeOf(child);
-      if (size > MAX_EXPANDED_VALUES) break;
-    }
-    open.delete(node);
-    sizes.set(node, size);
-    return size;
+    stack.push({ node, children: Array.isArray(node) ? node : Object.values(node), next: 0, size: 1, depth: 1 });
   };
-  const size = sizeOf(value);
-  if (size === Number.POSITIVE_INFINITY) return "a YAML alias refers to a node that contains it: expected a document without cycles";
-  if (size > MAX_EXPANDED_VALUES) return `the document's YAML aliases expand to more than ${MAX_EXPANDED_VALUES} values (an alias bomb?): expected a document of at most ${MAX_EXPANDED_VALUES} values once aliases are expanded`;
+  const tooDeep = nestingProblem(" once its YAML aliases are expanded");
+  enter(value);
+  let root = { size: 1, depth: 1 };
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    if (frame.next < frame.children.length && frame.size <= MAX_EXPANDED_VALUES) {
+      const child = frame.children[frame.next++];
+      if (child === null || typeof child !== "object") {
+        frame.size += 1;
+        continue;
+      }
+      if (open.has(child)) return "a YAML alias refers to a node that contains it: expected a document without cycles";
+      const known = measured.get(child);
+      if (known) {
+        if (stack.length + known.depth > MAX_NESTING_DEPTH) return tooDeep;
+        frame.size += known.size;
+        frame.depth = Math.max(frame.depth, known.depth + 1);
+      } else if (stack.length >= MAX_NESTING_DEPTH) {
+        return tooDeep;
+      } else {
+        enter(child);
+      }
+      continue;
+    }
+    stack.pop();
+    open.delete(frame.node);
+    root = { size: frame.size, depth: frame.depth };
+    measured.set(frame.node, root);
+    const parent = stack[stack.length - 1];
+    if (parent) {
+      parent.size += frame.size;
+      parent.depth = Math.max(parent.depth, frame.depth + 1);
+    }
+  }
+  if (root.size > MAX_EXPANDED_VALUES) return `the document's YAML aliases expand to more than ${MAX_EXPANDED_VALUES} values (an alias bomb?): expected a document of at most ${MAX_EXPANDED_VALUES} values once aliases are expanded`;
+  if (root.depth > MAX_NESTING_DEPTH) return tooDeep;
   return undefined;
 }
 

@@ -1,6 +1,7 @@
 import { crc32 } from "node:zlib";
 import { z } from "zod";
 import { describeZodIssues, renderValue } from "../spec/field-issues.js";
+import { MAX_NESTING_DEPTH, NestingError, parseJsonWithinDepth } from "../spec/nesting.js";
 
 /** One change to one entry of a collection: a full new value, or `null` for removal. */
 export interface Mutation {
@@ -61,7 +62,7 @@ export interface StateFileChunk {
   readonly mutations: ReadonlyArray<Mutation>;
 }
 
-/** A torn last record: written when the process died, never acknowledged, dropped on start. */
+/** A torn last record (a last line without its newline): written when the process died, never acknowledged, dropped on start. */
 export interface TornTail {
   readonly line: number;
   readonly offset: number;
@@ -93,13 +94,22 @@ export class StateFileError extends Error {
   }
 }
 
+/**
+ * How to recover from a damaged last line: as from any damage, or, when the line is known not to be
+ * an acknowledged write (appended by hand, say), by cutting it off.
+ */
+function lastLineRecovery(path: string, line: Line): string {
+  return `${movingAside(path)}; if you know this last line holds no write the service acknowledged (it was appended by hand, say), cut it off instead (truncate -s ${line.offset} ${path}) and start again`;
+}
+
 export function movingAside(path: string): string {
   return `the file was left unchanged; to start from the world's seed data instead, move it aside (mv ${path} ${path}.damaged) and start again; to keep its state, repair the file or restore it from a copy`;
 }
 
 /**
- * Reads the bytes of a state file. Only the last line may be damaged (a write torn by a crash): it is
- * reported in `tornTail` and left out. Anything else that is not as written throws a
+ * Reads the bytes of a state file. Only a last line without its newline may be damaged (a write torn
+ * by a crash): it is reported in `tornTail` and left out. Anything else that is not as written, a
+ * whole last line included, throws a
  * {@link StateFileError}. `schemas` checks each stored value (skipped when absent: bytes this
  * process wrote and synced itself).
  */
@@ -148,8 +158,8 @@ class LineReader {
     return line;
   }
 
-  error(line: Line, found: string, expected: string): StateFileError {
-    return new StateFileError(this.path, `cannot be used: line ${line.number} (byte ${line.offset}) ${found}; expected ${expected}.`);
+  error(line: Line, found: string, expected: string, recovery?: string): StateFileError {
+    return new StateFileError(this.path, `cannot be used: line ${line.number} (byte ${line.offset}) ${found}; expected ${expected}.`, recovery);
   }
 }
 
@@ -162,10 +172,16 @@ function parseCurrent(reader: LineReader, schemas: ValueSchemas | undefined): Pa
     const damage = integrityProblem(line);
     if (damage) {
       if (line.number === 1) throw snapshotDamage(reader, line, damage);
-      if (isLast) return { version: 2, chunks, seq, validLength, tornTail: { line: line.number, offset: line.offset, bytes: line.raw.length + (line.complete ? 1 : 0), reason: damage.found } };
+      // the newline is the last byte of an append: only a line without it can be a torn write
+      if (!line.complete) return { version: 2, chunks, seq, validLength, tornTail: { line: line.number, offset: line.offset, bytes: line.raw.length, reason: damage.found } };
+      if (isLast) {
+        throw reader.error(line, `${damage.found}, and it is the last line, whole (it ends in its newline)`,
+          `${damage.expected}: a write torn by a crash never ends in its newline, so a whole line that fails its check is damage, not a torn write (it may be an acknowledged write whose bytes changed)`,
+          lastLineRecovery(reader.path, line));
+      }
       throw reader.error(line, `${damage.found}, and ${describeRest(reader)} follow${lineCount(reader) === 1 ? "s" : ""} it`, `${damage.expected}: only the last line can be torn by a crash, so this is damage, not a torn write`);
     }
-    const json = parseJson(reader, line, line.text.slice(9));
+    const json = parseJson(reader, line, line.text.slice(9), schemas !== undefined);
     if (line.number === 1) {
       const snapshot = checkShape(reader, line, json, SnapshotLine, "a snapshot line", SNAPSHOT_SHAPE);
       if (snapshot.version > STATE_FILE_VERSION) {
@@ -178,7 +194,8 @@ function parseCurrent(reader: LineReader, schemas: ValueSchemas | undefined): Pa
       if (record.seq !== seq + 1) {
         const missing = record.seq - seq - 1;
         const gap = missing <= 0 ? "" : missing === 1 ? `: record ${seq + 1} is missing` : `: records ${seq + 1} to ${record.seq - 1} are missing`;
-        throw reader.error(line, `holds record ${record.seq} right after record ${seq}${gap}`, `record ${seq + 1}: the records of a state file are numbered one by one, without gaps or repeats`);
+        throw reader.error(line, `holds record ${record.seq} right after record ${seq}${gap}`, `record ${seq + 1}: the records of a state file are numbered one by one, without gaps or repeats`,
+          isLast ? lastLineRecovery(reader.path, line) : undefined);
       }
       chunks.push(chunk(reader, line, json, "m", record.m, schemas));
       seq = record.seq;
@@ -197,7 +214,7 @@ function parseLegacy(reader: LineReader, schemas: ValueSchemas | undefined): Par
       if (line.number === 1) throw snapshotDamage(reader, line, { found: "has no newline", expected: "" });
       return { version: 1, chunks, seq: 0, validLength, tornTail: { line: line.number, offset: line.offset, bytes: line.raw.length, reason: "has no newline" } };
     }
-    const json = parseJson(reader, line, line.text);
+    const json = parseJson(reader, line, line.text, schemas !== undefined);
     if (line.number === 1) {
       const snapshot = checkShape(reader, line, json, LegacySnapshotLine, "a snapshot line (format 1)", '{"snapshot":[[collection, key, value], …]}');
       chunks.push(chunk(reader, line, json, "snapshot", snapshot.snapshot, schemas));
@@ -249,10 +266,19 @@ function lineCount(reader: LineReader): number {
   return rest.length > 0 && rest[rest.length - 1] !== 0x0a ? count + 1 : count;
 }
 
-function parseJson(reader: LineReader, line: Line, text: string): unknown {
+/**
+ * A line's JSON. `checked`: on start, a line that nests too deeply is refused before it is parsed (a
+ * stored value is kept as read, and every later walk over it would recurse without end); the bytes
+ * this process wrote itself are not scanned again.
+ */
+function parseJson(reader: LineReader, line: Line, text: string, checked: boolean): unknown {
   try {
-    return JSON.parse(text);
+    return checked ? parseJsonWithinDepth(text) : JSON.parse(text);
   } catch (error) {
+    if (error instanceof NestingError) {
+      const column = line.text.length - text.length + error.column;
+      throw reader.error(line, `nests lists and mappings too deeply: one opens at level ${MAX_NESTING_DEPTH + 1} (column ${column})`, `at most ${MAX_NESTING_DEPTH} levels, as converge writes them (its records nest at most 7)`);
+    }
     throw reader.error(line, `is not JSON (${(error as Error).message}): ${preview(text)}`, "a JSON object");
   }
 }

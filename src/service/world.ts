@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { AccountId, RegionOptStatus } from "../spec/account.js";
 import { describeZodIssues } from "../spec/field-issues.js";
+import { NestingError, parseJsonWithinDepth } from "../spec/nesting.js";
 
 /**
  * The world file: who exists, who may call, what the Region catalog holds, which APIs exist at boot,
@@ -71,9 +72,9 @@ export async function loadWorldFile(path: string): Promise<World> {
   const text = await readFile(path, "utf8");
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJsonWithinDepth(text);
   } catch (error) {
-    throw new WorldFileError(path, [`not valid JSON: ${(error as Error).message}`]);
+    throw new WorldFileError(path, [error instanceof NestingError ? error.message : `not valid JSON: ${(error as Error).message}`]);
   }
   return parseWorld(json, path);
 }

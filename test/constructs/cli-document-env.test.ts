@@ -91,6 +91,19 @@ describe("converge delete --document-env", () => {
     expect(service.requests.count()).toBe(0);
   });
 
+  it("refuses --document-env and --keep-env values nested too deeply (issue 21), naming the variable, line and column, before any call", async () => {
+    service.requests.reset();
+    const deep = `[{"kind": "AlternateContact", "spec": ${"[".repeat(10_000)}${"]".repeat(10_000)}}]`;
+    const column = '[{"kind": "AlternateContact", "spec": '.length + 63;
+    const deleted = await converge(["delete", "--document-env", "OLD", "--keep-env", "NEW", "--auto-approve"], { OLD: "[]", NEW: deep });
+    expect(deleted.code).toBe(1);
+    expect(deleted.stderr).toMatch(new RegExp(`^converge: --keep-env NEW: \\$NEW:1:${column}: nested too deeply: a list or mapping opens at level 65`));
+    const applied = await converge(["apply", "--document-env", "DOC", "--auto-approve"], { DOC: deep });
+    expect(applied.code).toBe(1);
+    expect(applied.stderr).toMatch(new RegExp(`^converge: --document-env DOC: \\$DOC:1:${column}: nested too deeply`));
+    expect(service.requests.count()).toBe(0);
+  });
+
   it("refuses to delete a service-managed integration: the protections still apply", async () => {
     const [managed] = (await liveIntegrations(service, ORDERS_API)).filter((item) => item.apiGatewayManaged);
     service.requests.reset();

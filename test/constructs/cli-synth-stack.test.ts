@@ -1,10 +1,12 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeInventory, inventoryOf, sha256Hex } from "../../src/desired/inventory.js";
 import { AnyDocument } from "../../src/desired/schema.js";
 import type { RunningService } from "../../src/service/index.js";
+import { MAX_NESTING_DEPTH } from "../../src/spec/nesting.js";
 import { describeCliResult, runCli, type CliResult } from "../support/cli.js";
 import { ADMIN_TOKEN, ORDERS_API, Services, liveContact, liveIntegrations, liveRoute, writeCounts, writeRequests } from "../e2e/e2e-fixture.js";
 
@@ -112,6 +114,14 @@ describe("converge apply --from-synth with the previous inventory", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("--previous-env CONVERGE_PREVIOUS: CONVERGE_PREVIOUS_0… is not an inventory written by converge's constructs");
     expect(result.stderr).not.toContain("secret-looking-value-91");
+    expect(service.requests.count()).toBe(0);
+  });
+
+  it("refuses a previous inventory nested too deeply (issue 21), saying where, sending nothing", async () => {
+    const deep = gzipSync(`[${"[".repeat(100_000)}${"]".repeat(100_000)}]`).toString("base64");
+    const result = await deploy([contact("Lead")], undefined, { previousEnv: { CONVERGE_PREVIOUS_0: deep } });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`--previous-env CONVERGE_PREVIOUS: CONVERGE_PREVIOUS_0… is not an inventory written by converge's constructs (gzip-compressed JSON in base64): line 1, column ${MAX_NESTING_DEPTH + 1}: nested too deeply`);
     expect(service.requests.count()).toBe(0);
   });
 });

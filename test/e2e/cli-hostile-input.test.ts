@@ -3,8 +3,9 @@ import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAX_FILE_BYTES } from "../../src/desired/load.js";
+import { MAX_NESTING_DEPTH } from "../../src/spec/nesting.js";
 import { describeCliResult, runCli } from "../support/cli.js";
-import { E2E_TIMEOUT_MS, converge, expectExit, useE2eResources, writeFiles } from "./e2e-fixture.js";
+import { E2E_TIMEOUT_MS, converge, expectExit, replaceInFile, useE2eResources, writeFiles } from "./e2e-fixture.js";
 
 /**
  * Hostile or unusual input, tried on purpose: each case runs the compiled CLI with a time bound
@@ -128,6 +129,126 @@ describe("hostile input", { timeout: E2E_TIMEOUT_MS * 2 }, () => {
     expect(lines.length, describeCliResult(result)).toBeGreaterThanOrEqual(3);
     for (const line of lines) expect(line).toMatch(/^ {2}(state\/garbage\.yaml|state\/nul\.yaml|missing\.yaml):\d+:\d+: /);
     expect(result.stderr).toContain("missing.yaml:1:1: cannot read missing.yaml: ENOENT");
+  });
+});
+
+/**
+ * Issue 21: lists and mappings nested deeper than MAX_NESTING_DEPTH. Every parser converge uses
+ * recurses once per level; `[` 100,000 times is 100 KB, far below the file size limit. Block
+ * nesting by indentation costs its depth squared in bytes (5,800 levels reach 16 MiB), so it is
+ * tried at 2,000 levels; the compact block forms (`- - -`, `? ? ?`) and flow collections at 10,000
+ * and 100,000.
+ */
+describe("nesting", { timeout: E2E_TIMEOUT_MS * 2 }, () => {
+  const PROBLEM = `nested too deeply: a list or mapping opens at level ${MAX_NESTING_DEPTH + 1}; expected lists and mappings nested at most ${MAX_NESTING_DEPTH} levels deep`;
+  const lists = (levels: number, inner = "") => `${"[".repeat(levels)}${inner}${"]".repeat(levels)}`;
+  const objects = (levels: number) => `${'{"a":'.repeat(levels)}1${"}".repeat(levels)}`;
+  const mappings = (levels: number) => `${"{a: ".repeat(levels)}1${"}".repeat(levels)}`;
+  const GOOD = REGION("ap-east-1");
+  const BAD = REGION("me-south-1", "12345678901");
+
+  /** Each case: a file, and where its nesting passes the limit (`line:column`). */
+  const cases: ReadonlyArray<{ name: string; file: string; text: () => string; at: string }> = [10_000, 100_000].flatMap((levels) => [
+    { name: `a JSON file of lists ${levels} deep`, file: "deep.json", text: () => lists(levels), at: `1:${MAX_NESTING_DEPTH + 1}` },
+    { name: `one document of a JSON array nesting objects ${levels} deep`, file: "deep.json", text: () => `[\n{"kind": "Api", "api": "a1b2c3d4e5"},\n{"kind": "Api", "api": ${objects(levels)}}\n]\n`, at: `3:${"{\"kind\": \"Api\", \"api\": ".length + 5 * (MAX_NESTING_DEPTH - 2) + 1}` },
+    { name: `a YAML file of flow lists ${levels} deep`, file: "deep.yaml", text: () => `kind: Api\napi: ${lists(levels)}\n`, at: `2:${"api: ".length + MAX_NESTING_DEPTH}` },
+    { name: `one YAML document of several nesting flow mappings ${levels} deep`, file: "deep.yaml", text: () => `${GOOD}---\nkind: Api\napi: ${mappings(levels)}\n---\n${BAD}`, at: `5:${"api: ".length + 4 * (MAX_NESTING_DEPTH - 1) + 1}` },
+    { name: `one YAML document of several nesting compact sequences ${levels} deep`, file: "deep.yaml", text: () => `${GOOD}---\n${"- ".repeat(levels)}x\n---\n${BAD}`, at: `4:${2 * MAX_NESTING_DEPTH + 1}` },
+    { name: `a YAML file of explicit keys ${levels} deep`, file: "deep.yaml", text: () => `${"? ".repeat(levels)}x\n`, at: `1:${2 * MAX_NESTING_DEPTH + 1}` },
+  ]).concat([
+    { name: "a YAML document nesting block mappings 2,000 deep by indentation", file: "deep.yaml", text: () => `${GOOD}---\n${Array.from({ length: 2_000 }, (_, i) => `${" ".repeat(i)}a:\n`).join("")}---\n${BAD}`, at: `${4 + MAX_NESTING_DEPTH}:${MAX_NESTING_DEPTH + 1}` },
+    { name: "a YAML document nesting mappings and sequences 2,000 deep", file: "deep.yaml", text: () => Array.from({ length: 1_000 }, (_, i) => `${"  ".repeat(i)}- a:\n`).join(""), at: `${MAX_NESTING_DEPTH / 2 + 1}:${MAX_NESTING_DEPTH + 1}` },
+  ]);
+
+  it.each(cases)("refuses $name at its file, line and column, with the limit, within the time bound", async ({ file, text, at }) => {
+    const dir = await dirs.make("deep");
+    await writeFiles(dir, { [file]: text() });
+    const result = await offline(["validate", "-f", file], dir, 15_000);
+    expectExit(result, 1);
+    expect(result.stderr).toContain(`  ${file}:${at}: ${PROBLEM}\n`);
+    expect(result.stderr).not.toContain("call stack");
+  });
+
+  it("refuses one deep document of several and still reads the others (their problems are listed too)", async () => {
+    const dir = await dirs.make("deep-among-others");
+    await writeFiles(dir, { "estate.yaml": `${GOOD}---\nkind: Api\napi: ${lists(100_000)}\n---\n${BAD}` });
+    const result = await offline(["validate", "-f", "estate.yaml"], dir, 15_000);
+    expectExit(result, 1);
+    expect(result.stderr.split("\n")).toEqual([
+      "converge: desired state is not valid (2 problems):",
+      `  estate.yaml:5:${"api: ".length + MAX_NESTING_DEPTH}: ${PROBLEM}`,
+      "  estate.yaml:8:1: account: account \"12345678901\" is not valid: expected exactly 12 digits",
+      "",
+    ]);
+  });
+
+  it("reads a document nested exactly to the limit, and refuses one level more", async () => {
+    const dir = await dirs.make("deep-enough");
+    // the document's mapping is level 1, its spec level 2
+    const nested = (levels: number) => `kind: Api\napi: a1b2c3d4e5\nspec: {prune: true, x: ${lists(levels)}}\n`;
+    await writeFiles(dir, { "limit.yaml": nested(MAX_NESTING_DEPTH - 2), "over.yaml": nested(MAX_NESTING_DEPTH - 1) });
+    const result = await offline(["validate", "-f", "."], dir, 15_000);
+    expectExit(result, 1);
+    expect(result.stderr.split("\n")).toEqual([
+      "converge: desired state is not valid (2 problems):",
+      "  limit.yaml:3:21: spec.x: unknown field \"x\"",
+      `  over.yaml:3:${"spec: {prune: true, x: ".length + MAX_NESTING_DEPTH - 1}: ${PROBLEM}`,
+      "",
+    ]);
+  });
+
+  it("refuses a document whose YAML aliases nest it deeper than the limit, though its text does not", async () => {
+    const dir = await dirs.make("deep-aliases");
+    const half = MAX_NESTING_DEPTH / 2 + 1;
+    await writeFiles(dir, { "aliases.yaml": `kind: Api\napi: a1b2c3d4e5\nfirst: &deep ${lists(half, "x")}\nsecond: ${lists(half, "*deep")}\n` });
+    const result = await offline(["validate", "-f", "aliases.yaml"], dir, 15_000);
+    expectExit(result, 1);
+    expect(result.stderr).toContain(`aliases.yaml:1:1: nested too deeply once its YAML aliases are expanded: a list or mapping opens at level ${MAX_NESTING_DEPTH + 1}; expected lists and mappings nested at most ${MAX_NESTING_DEPTH} levels deep`);
+  });
+
+  it("refuses deep desired state before any call: plan, apply and drift (-f and --from-synth) send nothing", async () => {
+    const service = await services.start();
+    const dir = await dirs.make("deep-online");
+    await mkdir(join(dir, "synth"));
+    await writeFiles(dir, { "deep.yaml": `${GOOD}---\n${"- ".repeat(100_000)}x\n`, "synth/converge.desired.json": lists(100_000) });
+    for (const args of [["plan", "-f", "deep.yaml"], ["apply", "-f", "deep.yaml", "--auto-approve"], ["drift", "-f", "deep.yaml"], ["plan", "--from-synth", "synth"], ["apply", "--from-synth", "synth", "--auto-approve"], ["drift", "--from-synth", "synth"]]) {
+      const result = await converge(service, args, dir);
+      expectExit(result, 1);
+      expect(result.stderr, args.join(" ")).toContain(PROBLEM);
+    }
+    expect(service.requests.count()).toBe(0);
+  });
+
+  it("refuses a plan file, a drift report and --document-env nested too deeply, naming where, and sends nothing", async () => {
+    const service = await services.start();
+    const dir = await dirs.make("deep-json-inputs");
+    await writeFiles(dir, { "regions.yaml": GOOD });
+    expectExit(await converge(service, ["plan", "-f", "regions.yaml", "--out", "plan.json"], dir), 2);
+    const drift = await converge(service, ["drift", "-f", "regions.yaml", "--output", "json"], dir);
+    expectExit(drift, 2);
+    await writeFiles(dir, { "report.json": drift.stdout.replace('"desired":', `"desired":${lists(100_000, "")},"x":`) });
+    await replaceInFile(join(dir, "plan.json"), '"spec": {', `"spec": {"x": ${objects(100_000)},`);
+    service.requests.reset();
+
+    const applied = await converge(service, ["apply", "plan.json", "--auto-approve"], dir);
+    expectExit(applied, 1);
+    expect(applied.stderr).toMatch(new RegExp(`^converge: plan\\.json:\\d+:\\d+: ${PROBLEM.replace(/[.;]/g, "\\$&")}\\n$`));
+    const merged = await offline(["drift-merge", "report.json"], dir, 15_000);
+    expectExit(merged, 1);
+    expect(merged.stderr).toMatch(/^converge: report\.json:\d+:\d+: nested too deeply/);
+    const env = await runCli(["apply", "--document-env", "DOC", "--auto-approve"], { cwd: dir, timeoutMs: 15_000, env: { CONVERGE_ENDPOINT: service.url, CONVERGE_TOKEN: "demo-admin-token", DOC: `{"kind": "Api", "api": ${lists(10_000)}}` } });
+    expectExit(env, 1);
+    expect(env.stderr).toBe(`converge: --document-env DOC: $DOC:1:${'{"kind": "Api", "api": '.length + MAX_NESTING_DEPTH}: ${PROBLEM}\n`);
+    expect(service.requests.count()).toBe(0);
+  });
+
+  it("refuses a world file nested too deeply (converge serve --world), naming the file and where", async () => {
+    const dir = await dirs.make("deep-world");
+    await writeFiles(dir, { "world.json": `{"apis": ${lists(100_000)}}` });
+    const result = await offline(["serve", "--port", "0", "--world", "world.json"], dir, 15_000);
+    expectExit(result, 1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain(`world world.json is not valid:\n  - line 1, column ${'{"apis": '.length + MAX_NESTING_DEPTH}: ${PROBLEM}`);
   });
 });
 

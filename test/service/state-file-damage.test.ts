@@ -15,7 +15,8 @@ import { builtCliPath, startServeProcess, type ServeProcess } from "../support/s
  * exist or is empty. Every other file that cannot be read refuses the start of a real
  * `converge serve --state-file` child process with a message naming the file, the line and byte,
  * what was found and what was expected, and how to recover, and the file is left byte for byte as
- * it was. Only the last record may be torn (a crash mid-append): it is dropped, said so on stderr.
+ * it was. Only a last record without its newline may be torn (a crash mid-append): it is dropped,
+ * said so on stderr. A whole last line that fails its check is damage (issue 21), refused like the rest.
  */
 
 const TOKEN = "admin-token";
@@ -220,6 +221,12 @@ describe("serve --state-file refuses a damaged state file, names it, and leaves 
       await expectRefused(withLine(0, journalLine(JSON.stringify({ ...snapshot, snapshot: tuples }))), [/line 1 \(byte 0\) holds a value of collection "integrations" .* snapshot\[\d+\]\[2\]\.integration is required/]);
     });
 
+    it("a record whose value nests lists 100,000 deep (issue 21: refused before it is parsed)", async () => {
+      const json = `{"seq":3,"m":[["contacts","${ACCOUNT}/BILLING",${"[".repeat(100_000)}${"]".repeat(100_000)}]]}`;
+      const column = 9 + json.indexOf("[[[") + 62;
+      await expectRefused(withLine(3, journalLine(json)), [new RegExp(`line 4 \\(byte \\d+\\) nests lists and mappings too deeply: one opens at level 65 \\(column ${column}\\); expected at most 64 levels`)]);
+    });
+
     it("a route of an API that does not exist", async () => {
       const route = { route: { routeId: "r000001", routeKey: "GET /x" }, seq: 9 };
       await expectRefused(withLine(3, journalLine(JSON.stringify({ seq: 3, m: [["routes", "noapi00001/r000001", route]] }))), [/line 4 \(byte \d+\) holds route "r000001" of API "noapi00001", which does not exist/]);
@@ -243,6 +250,27 @@ describe("serve --state-file refuses a damaged state file, names it, and leaves 
 
     it("a record repeated", async () => {
       await expectRefused(withLine(3, `${goodLines[2]}\n`), [/line 4 \(byte \d+\) holds record 2 right after record 2; expected record 3: the records of a state file are numbered one by one/]);
+    });
+  });
+
+  describe("a whole last line that fails its check (damage: a torn write never ends in its newline)", () => {
+    const lastOffset = () => goodFile.length - Buffer.byteLength(goodLines[3]!) - 1;
+    const cases: ReadonlyArray<[string, () => string, RegExp]> = [
+      ["a checksum that does not match", () => `${goodLines[3]!.replace("https://a.example/", "https://b.example/")}\n`, /has checksum [0-9a-f]{8} but its content sums to [0-9a-f]{8}, and it is the last line, whole/],
+      ["no checksum prefix: {}", () => "{}\n", /begins with "\{\}", and it is the last line, whole/],
+      ["no checksum prefix: null", () => "null\n", /begins with "null", and it is the last line, whole/],
+      ["a record without its checksum", () => `${goodLines[3]!.slice(9)}\n`, /begins with "\{\\"seq\\":3,\\"m\\":.*", and it is the last line, whole/],
+    ];
+    it.each(cases)("refuses a last line with %s, naming its line and byte and how to cut it off", async (_name, line, found) => {
+      const stderr = await expectRefused(withLine(3, line()), [found, new RegExp(`line 4 \\(byte ${lastOffset()}\\)`), /a write torn by a crash never ends in its newline, so a whole line that fails its check is damage/]);
+      expect(stderr).toContain(`cut it off instead (truncate -s ${lastOffset()} `);
+    });
+
+    it("refuses a last record numbered out of sequence (a gap, a repeat), naming its line and byte", async () => {
+      const skipped = journalLine(JSON.stringify({ ...jsonOf(3), seq: 5 }));
+      const stderr = await expectRefused(withLine(3, skipped), [new RegExp(`line 4 \\(byte ${lastOffset()}\\) holds record 5 right after record 2: records 3 to 4 are missing; expected record 3`)]);
+      expect(stderr).toContain(`(truncate -s ${lastOffset()} `);
+      await expectRefused(withLine(3, journalLine(JSON.stringify({ ...jsonOf(3), seq: 2 }))), [/line 4 \(byte \d+\) holds record 2 right after record 2; expected record 3/]);
     });
   });
 
@@ -280,7 +308,7 @@ describe("serve --state-file starts from what it can read", () => {
 
   it.each([
     ["a last record cut off (no newline)", () => goodFile.subarray(0, goodFile.length - 20), /dropped a torn last record at line 4 \(byte \d+, \d+ bytes; it has no newline/],
-    ["a last record whose checksum does not match", () => Buffer.from(withLine(3, `${goodLines[3]!.replace("https://a.example/", "https://b.example/")}\n`)), /dropped a torn last record at line 4 \(byte \d+, \d+ bytes; it has checksum [0-9a-f]{8} but its content sums to/],
+    ["a last record cut off inside its checksum", () => Buffer.concat([Buffer.from(withLine(3, "")), Buffer.from(goodLines[3]!.slice(0, 5))]), /dropped a torn last record at line 4 \(byte \d+, 5 bytes; it has no newline/],
     ["a last record of zeros (a tail the file system never wrote)", () => Buffer.concat([Buffer.from(withLine(3, "")), Buffer.alloc(300)]), /dropped a torn last record at line 4 \(byte \d+, 300 bytes/],
   ])("%s is dropped, said so, and cut off; the records before it are kept", async (_name, content, notice) => {
     const path = join(directory, `torn-${(fileCounter += 1)}.jsonl`);

@@ -11,6 +11,7 @@ import { CliError } from "../cli-error.js";
 import { connect, progressReporter, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
 import { loadDocuments } from "../desired-input.js";
 import { documentsFromEnvironment } from "../document-env.js";
+import { parseJsonFile } from "../json-file.js";
 import { withLock, type LockOptions } from "../lock.js";
 import { loadSynthStack, readPreviousInventory, removedDocuments } from "../synth-stack.js";
 import { ProgressLine } from "../progress-line.js";
@@ -106,7 +107,7 @@ async function replanPlanFile(
     throw new CliError(`--prune, --repair-twins and --target shape a plan: ${planFile} was made with its own `
       + `(its "prune" and "repairTwins" say which); run converge plan again to change them`);
   }
-  const saved = fromPlanFile(JSON.parse(await readFile(planFile, "utf8")) as unknown, planFile);
+  const saved = fromPlanFile(parseJsonFile(await readFile(planFile, "utf8"), planFile), planFile);
   line.phase("reading");
   const current = await readAndPlan(saved.documents, clients, {
     prune: saved.plan.prune,

@@ -8,6 +8,7 @@ import { renderDriftAsHtml } from "../../reconcile/render-drift-html.js";
 import { CliError } from "../cli-error.js";
 import { connect, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
 import { desiredPaths, loadDesiredInput } from "../desired-input.js";
+import { parseJsonFile } from "../json-file.js";
 import { ProgressLine } from "../progress-line.js";
 
 export interface DriftOutputFlags extends OutputFlags {
@@ -52,8 +53,9 @@ export async function driftMergeCommand(files: ReadonlyArray<string>, flags: Dri
   const inputs = await Promise.all(files.map(async (file) => {
     let json: unknown;
     try {
-      json = JSON.parse(await readFile(file, "utf8"));
+      json = parseJsonFile(await readFile(file, "utf8"), file);
     } catch (error) {
+      if (error instanceof CliError) throw error;
       throw new CliError(`cannot read drift report ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
     return { report: parseDriftReport(json, file), file };
