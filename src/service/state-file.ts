@@ -99,11 +99,13 @@ export class StateFileError extends Error {
  * an acknowledged write (appended by hand, say), by cutting it off.
  */
 function lastLineRecovery(path: string, line: Line): string {
-  return `${movingAside(path)}; if you know this last line holds no write the service acknowledged (it was appended by hand, say), cut it off instead (truncate -s ${line.offset} ${path}) and start again`;
+  return `${movingAside(path)}; if you know this last line holds no write the service acknowledged (it was appended by hand, say), `
+    + `cut it off instead (truncate -s ${line.offset} ${path}) and start again`;
 }
 
 export function movingAside(path: string): string {
-  return `the file was left unchanged; to start from the world's seed data instead, move it aside (mv ${path} ${path}.damaged) and start again; to keep its state, repair the file or restore it from a copy`;
+  return `the file was left unchanged; to start from the world's seed data instead, move it aside (mv ${path} ${path}.damaged) and start again; `
+    + `to keep its state, repair the file or restore it from a copy`;
 }
 
 /**
@@ -119,7 +121,8 @@ export function parseStateFile(path: string, bytes: Buffer, schemas: ValueSchema
   if (bytes[0] === 0x7b /* { */) return parseLegacy(reader, schemas);
   if (!/^[0-9a-f]{8} /.test(bytes.subarray(0, 9).toString("latin1"))) {
     const line = reader.next()!;
-    throw reader.error(line, `begins with ${preview(line.text)}`, `a converge state file: "<crc32> ${SNAPSHOT_SHAPE}" (format 2), or a JSON snapshot line (format 1)`);
+    throw reader.error(line, `begins with ${preview(line.text)}`,
+      `a converge state file: "<crc32> ${SNAPSHOT_SHAPE}" (format 2), or a JSON snapshot line (format 1)`);
   }
   return parseCurrent(reader, schemas);
 }
@@ -173,13 +176,23 @@ function parseCurrent(reader: LineReader, schemas: ValueSchemas | undefined): Pa
     if (damage) {
       if (line.number === 1) throw snapshotDamage(reader, line, damage);
       // the newline is the last byte of an append: only a line without it can be a torn write
-      if (!line.complete) return { version: 2, chunks, seq, validLength, tornTail: { line: line.number, offset: line.offset, bytes: line.raw.length, reason: damage.found } };
+      if (!line.complete) {
+        return {
+          version: 2,
+          chunks,
+          seq,
+          validLength,
+          tornTail: { line: line.number, offset: line.offset, bytes: line.raw.length, reason: damage.found },
+        };
+      }
       if (isLast) {
         throw reader.error(line, `${damage.found}, and it is the last line, whole (it ends in its newline)`,
-          `${damage.expected}: a write torn by a crash never ends in its newline, so a whole line that fails its check is damage, not a torn write (it may be an acknowledged write whose bytes changed)`,
+          `${damage.expected}: a write torn by a crash never ends in its newline, so a whole line that fails its check is damage, `
+            + `not a torn write (it may be an acknowledged write whose bytes changed)`,
           lastLineRecovery(reader.path, line));
       }
-      throw reader.error(line, `${damage.found}, and ${describeRest(reader)} follow${lineCount(reader) === 1 ? "s" : ""} it`, `${damage.expected}: only the last line can be torn by a crash, so this is damage, not a torn write`);
+      throw reader.error(line, `${damage.found}, and ${describeRest(reader)} follow${lineCount(reader) === 1 ? "s" : ""} it`,
+        `${damage.expected}: only the last line can be torn by a crash, so this is damage, not a torn write`);
     }
     const json = parseJson(reader, line, line.text.slice(9), schemas !== undefined);
     if (line.number === 1) {
@@ -194,7 +207,8 @@ function parseCurrent(reader: LineReader, schemas: ValueSchemas | undefined): Pa
       if (record.seq !== seq + 1) {
         const missing = record.seq - seq - 1;
         const gap = missing <= 0 ? "" : missing === 1 ? `: record ${seq + 1} is missing` : `: records ${seq + 1} to ${record.seq - 1} are missing`;
-        throw reader.error(line, `holds record ${record.seq} right after record ${seq}${gap}`, `record ${seq + 1}: the records of a state file are numbered one by one, without gaps or repeats`,
+        throw reader.error(line, `holds record ${record.seq} right after record ${seq}${gap}`,
+          `record ${seq + 1}: the records of a state file are numbered one by one, without gaps or repeats`,
           isLast ? lastLineRecovery(reader.path, line) : undefined);
       }
       chunks.push(chunk(reader, line, json, "m", record.m, schemas));
@@ -212,7 +226,13 @@ function parseLegacy(reader: LineReader, schemas: ValueSchemas | undefined): Par
   for (let line = reader.next(); line; line = reader.next()) {
     if (!line.complete) {
       if (line.number === 1) throw snapshotDamage(reader, line, { found: "has no newline", expected: "" });
-      return { version: 1, chunks, seq: 0, validLength, tornTail: { line: line.number, offset: line.offset, bytes: line.raw.length, reason: "has no newline" } };
+      return {
+        version: 1,
+        chunks,
+        seq: 0,
+        validLength,
+        tornTail: { line: line.number, offset: line.offset, bytes: line.raw.length, reason: "has no newline" },
+      };
     }
     const json = parseJson(reader, line, line.text, schemas !== undefined);
     if (line.number === 1) {
@@ -277,7 +297,8 @@ function parseJson(reader: LineReader, line: Line, text: string, checked: boolea
   } catch (error) {
     if (error instanceof NestingError) {
       const column = line.text.length - text.length + error.column;
-      throw reader.error(line, `nests lists and mappings too deeply: one opens at level ${MAX_NESTING_DEPTH + 1} (column ${column})`, `at most ${MAX_NESTING_DEPTH} levels, as converge writes them (its records nest at most 7)`);
+      throw reader.error(line, `nests lists and mappings too deeply: one opens at level ${MAX_NESTING_DEPTH + 1} (column ${column})`,
+        `at most ${MAX_NESTING_DEPTH} levels, as converge writes them (its records nest at most 7)`);
     }
     throw reader.error(line, `is not JSON (${(error as Error).message}): ${preview(text)}`, "a JSON object");
   }
@@ -292,24 +313,34 @@ function checkShape<T extends z.ZodType>(reader: LineReader, line: Line, json: u
   throw reader.error(line, `is not ${what}: ${describeZodIssues(result.error.issues, json).map((issue) => issue.message).join("; ")}`, shape);
 }
 
-function chunk(reader: LineReader, line: Line, json: unknown, field: "snapshot" | "m", tuples: ReadonlyArray<readonly [string, string, unknown]>, schemas: ValueSchemas | undefined): StateFileChunk {
+function chunk(
+  reader: LineReader,
+  line: Line,
+  json: unknown,
+  field: "snapshot" | "m",
+  tuples: ReadonlyArray<readonly [string, string, unknown]>,
+  schemas: ValueSchemas | undefined,
+): StateFileChunk {
   const mutations: Mutation[] = [];
   for (let index = 0; index < tuples.length; index += 1) {
     const [collection, key, value] = tuples[index]!;
     if (schemas) {
       const schema = schemas.get(collection);
       if (!schema) {
-        throw reader.error(line, `${field}[${index}][0] names collection ${renderValue(collection)}`, `one of ${[...schemas.keys()].map((name) => JSON.stringify(name)).join(", ")}`);
+        throw reader.error(line, `${field}[${index}][0] names collection ${renderValue(collection)}`,
+          `one of ${[...schemas.keys()].map((name) => JSON.stringify(name)).join(", ")}`);
       }
       if (value === null && field === "snapshot") {
-        throw reader.error(line, `${field}[${index}][2] is null (key ${renderValue(key)})`, `a value of collection ${JSON.stringify(collection)}: a snapshot holds no removals`);
+        throw reader.error(line, `${field}[${index}][2] is null (key ${renderValue(key)})`,
+          `a value of collection ${JSON.stringify(collection)}: a snapshot holds no removals`);
       }
       if (value !== null) {
         const result = schema.safeParse(value);
         if (!result.success) {
           const issues = result.error.issues.map((issue) => ({ ...issue, path: [field, index, 2, ...issue.path] }));
           const problems = describeZodIssues(issues, json).map((issue) => issue.message).join("; ");
-          throw reader.error(line, `holds a value of collection ${JSON.stringify(collection)} (key ${renderValue(key)}) that is not valid: ${problems}`, `a value as converge stores it in ${JSON.stringify(collection)}`);
+          throw reader.error(line, `holds a value of collection ${JSON.stringify(collection)} (key ${renderValue(key)}) that is not valid: ${problems}`,
+            `a value as converge stores it in ${JSON.stringify(collection)}`);
         }
       }
     }

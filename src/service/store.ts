@@ -161,7 +161,8 @@ export class Store {
         try {
           this.#restore(mutation);
         } catch (error) {
-          throw new StateFileError(path, `cannot be used: line ${chunk.line} (byte ${chunk.offset}) ${(error as Error).message}; expected changes that replay in order (an entry after what it belongs to).`);
+          throw new StateFileError(path, `cannot be used: line ${chunk.line} (byte ${chunk.offset}) ${(error as Error).message}; `
+            + `expected changes that replay in order (an entry after what it belongs to).`);
         }
       }
     }
@@ -201,9 +202,11 @@ export class Store {
         try {
           this.#load(this.#path, parseStateFile(this.#path, durableBytes(), undefined));
         } catch (error) {
-          this.#notice(`state file ${this.#path} could not be read back after a failed write, so memory may hold changes that are not on disk; every request is answered 500 until the service is restarted: ${(error as Error).message}`);
+          this.#notice(`state file ${this.#path} could not be read back after a failed write, so memory may hold changes that are not on disk; `
+            + `every request is answered 500 until the service is restarted: ${(error as Error).message}`);
           this.#failure = new StateWriteError(
-            "the service could not read its state file back after a failed write; it answers nothing until it is restarted (every acknowledged write is on disk)",
+            "the service could not read its state file back after a failed write; "
+              + "it answers nothing until it is restarted (every acknowledged write is on disk)",
             (error as NodeJS.ErrnoException).code ?? "EIO",
           );
           undone = false;
@@ -238,7 +241,8 @@ async function readStateFile(path: string): Promise<Buffer | undefined> {
     ? `is read-only (mode ${(info.mode & 0o777).toString(8).padStart(4, "0")})`
     : await access(path, constants.W_OK).then(() => undefined, (error: NodeJS.ErrnoException) => `cannot be written (${error.code ?? error.message})`);
   if (readOnly) {
-    throw new StateFileError(path, `${readOnly}; expected a writable file: every write is appended to it and synced before it is answered, so the service refuses to start rather than accept writes it could not keep.`,
+    throw new StateFileError(path, `${readOnly}; expected a writable file: every write is appended to it and synced before it is answered, `
+      + `so the service refuses to start rather than accept writes it could not keep.`,
       `the file was left unchanged; make it writable (chmod u+w ${path}) to serve from it, or copy it and start with --state-file on the copy`);
   }
   let bytes: Buffer;
@@ -415,7 +419,11 @@ class Journal {
     const undone = this.#owner.revert(() => readFileSync(this.#path).subarray(0, this.#length));
     const reason = (error as NodeJS.ErrnoException).code ?? "EIO";
     const message = (error as Error).message ?? String(error);
-    this.#notice(`state file ${this.#path}: a write failed (${message}); ${failed.length} change${failed.length === 1 ? " was" : "s were"} answered 500${undone ? " and undone" : ""}${this.#damaged ? "; the partial record could not be cut off yet (retried before the next write)" : `; the file ends at byte ${this.#length}, as before`}`);
+    this.#notice(`state file ${this.#path}: a write failed (${message}); `
+      + `${failed.length} change${failed.length === 1 ? " was" : "s were"} answered 500${undone ? " and undone" : ""}`
+      + (this.#damaged
+        ? "; the partial record could not be cut off yet (retried before the next write)"
+        : `; the file ends at byte ${this.#length}, as before`));
     const failure = new StateWriteError(`the state file could not be written (${reason}): the change was not applied`, reason);
     for (const entry of failed) entry.reject(failure);
   }
@@ -429,5 +437,6 @@ class Journal {
 
 function tornTailNotice(path: string, parsed: ParsedStateFile): string {
   const torn = parsed.tornTail!;
-  return `state file ${path}: dropped a torn last record at line ${torn.line} (byte ${torn.offset}, ${torn.bytes} bytes; it ${torn.reason}): a write cut off by a crash, never acknowledged`;
+  return `state file ${path}: dropped a torn last record at line ${torn.line} (byte ${torn.offset}, ${torn.bytes} bytes; it ${torn.reason}): `
+    + `a write cut off by a crash, never acknowledged`;
 }
