@@ -80,7 +80,13 @@ export async function loadDesiredState(paths: ReadonlyArray<string>, options: Lo
     try {
       text = await readDesiredFile(file, name);
     } catch (error) {
-      problems.push({ file: name, line: 1, column: 1, path: "", message: error instanceof FileRefusal ? error.message : `cannot read ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
+      problems.push({
+        file: name,
+        line: 1,
+        column: 1,
+        path: "",
+        message: error instanceof FileRefusal ? error.message : `cannot read ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      });
       continue;
     }
     texts.push(text);
@@ -130,7 +136,13 @@ function collectFiles(path: string, walk: Walk, explicit: boolean): void {
     entries = readdirSync(path, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   } catch (error) {
     const name = explicit ? path : display(path);
-    walk.problems.push({ file: name, line: 1, column: 1, path: "", message: `cannot read ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
+    walk.problems.push({
+      file: name,
+      line: 1,
+      column: 1,
+      path: "",
+      message: `cannot read ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    });
     return;
   }
   for (const entry of entries) {
@@ -159,7 +171,8 @@ function collectFiles(path: string, walk: Walk, explicit: boolean): void {
     } else if (typeof target === "object" && target.isDirectory()) {
       warnings.push(`skipped ${display(full)}: a symbolic link to a directory (not followed)`);
     } else if (wanted) {
-      warnings.push(`skipped ${display(full)}: ${typeof target === "string" ? `a symbolic link that leads nowhere (${target})` : `a symbolic link to ${describeSpecialFile(target)}`}`);
+      warnings.push(`skipped ${display(full)}: `
+        + (typeof target === "string" ? `a symbolic link that leads nowhere (${target})` : `a symbolic link to ${describeSpecialFile(target)}`));
     }
   }
 }
@@ -193,7 +206,8 @@ function describeSpecialFile(entry: { isFIFO(): boolean; isSocket(): boolean; is
 class FileRefusal extends Error {}
 
 function tooLarge(name: string, bytes: string): FileRefusal {
-  return new FileRefusal(`${name} is ${bytes}: desired-state files are limited to ${MAX_FILE_BYTES / 1024 / 1024} MiB each; split it into several files (a directory is read as one desired state)`);
+  return new FileRefusal(`${name} is ${bytes}: desired-state files are limited to ${MAX_FILE_BYTES / 1024 / 1024} MiB each; `
+    + `split it into several files (a directory is read as one desired state)`);
 }
 
 /** A file's text, refused past MAX_FILE_BYTES; a FIFO or device named explicitly is read up to the limit. */
@@ -224,7 +238,12 @@ export function parseDesiredText(text: string, file: string): { documents: Loade
   return { documents, problems };
 }
 
-function validateInto(parsed: ParsedDocuments, documents: LoadedDocument[], problems: DesiredStateProblem[], keep?: (raw: RawDocument, document: Document) => boolean): void {
+function validateInto(
+  parsed: ParsedDocuments,
+  documents: LoadedDocument[],
+  problems: DesiredStateProblem[],
+  keep?: (raw: RawDocument, document: Document) => boolean,
+): void {
   for (const raw of parsed.entries) {
     if (!(raw instanceof RawDocument)) {
       problems.push(raw);
@@ -242,7 +261,11 @@ function validateInto(parsed: ParsedDocuments, documents: LoadedDocument[], prob
  * whose key was found that way is checked to have that key once validated (an error if not: the
  * scan must never send a document to the wrong shard).
  */
-function parseSelected(text: string, file: string, select: (readKey: string) => boolean): { parsed: ParsedDocuments; skipped: number; keep: (raw: RawDocument, document: Document) => boolean } {
+function parseSelected(
+  text: string,
+  file: string,
+  select: (readKey: string) => boolean,
+): { parsed: ParsedDocuments; skipped: number; keep: (raw: RawDocument, document: Document) => boolean } {
   const lines = new LineIndex(text);
   const parsed: ParsedDocuments = { entries: [] };
   const scanned = new Map<unknown, string>();
@@ -278,7 +301,8 @@ function parseSelected(text: string, file: string, select: (readKey: string) => 
     const key = readKeyText(modelOf(document.kind).readKey(document));
     const expected = scanned.get(raw) ?? scanned.get(raw.region);
     if (expected !== undefined && expected !== key) {
-      throw new Error(`${raw.source.file}:${raw.source.line}: the document's read key ${key} is not the ${expected} found in its text without parsing it; this is a bug of converge, please report it (run without --shard meanwhile)`);
+      throw new Error(`${raw.source.file}:${raw.source.line}: the document's read key ${key} is not the ${expected} found in its text without parsing it; `
+        + `this is a bug of converge, please report it (run without --shard meanwhile)`);
     }
     return expected !== undefined || select(key);
   };
@@ -305,13 +329,18 @@ export function parseDocuments(text: string, file: string): ParsedDocuments {
 /** Validates one parsed document against the schema of its kind. */
 export function validateDocument(raw: RawDocument): { document: LoadedDocument } | { problems: DesiredStateProblem[] } {
   const value = raw.value;
-  const problem = (path: ReadonlyArray<PropertyKey>, message: string): DesiredStateProblem => ({ ...raw.locate(path), path: path.length ? formatPath(path) : "", message });
+  const problem = (path: ReadonlyArray<PropertyKey>, message: string): DesiredStateProblem => ({
+    ...raw.locate(path),
+    path: path.length ? formatPath(path) : "",
+    message,
+  });
   if (!isPlainObject(value)) {
     return { problems: [problem([], `a document must be a mapping with kind and spec, received ${renderValue(value)}`)] };
   }
   const kind = value.kind;
   if (kind === undefined && "formatVersion" in value && "liveFingerprint" in value && "actions" in value) {
-    return { problems: [problem([], "this is a plan written by converge plan --out, not desired state: write plans outside the directories passed to -f, and apply them with converge apply PLAN.json")] };
+    return { problems: [problem([], "this is a plan written by converge plan --out, not desired state: "
+      + "write plans outside the directories passed to -f, and apply them with converge apply PLAN.json")] };
   }
   if (typeof kind !== "string" || !(KINDS as ReadonlyArray<string>).includes(kind)) {
     const received = kind === undefined ? "kind is missing" : `kind ${renderValue(kind)} is not valid`;
