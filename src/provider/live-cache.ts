@@ -76,7 +76,11 @@ export class LiveCache {
     const key = readKeyText(need);
     const existing = this.#entries.get(key);
     if (existing) return existing.value ?? existing.pending;
-    const pending = readLive([need], this.clients, { signal }).then((live): Partial<LiveCollections> => ({ apis: live.apis, contacts: live.contacts, regions: live.regions }));
+    const pending = readLive([need], this.clients, { signal }).then((live): Partial<LiveCollections> => ({
+      apis: live.apis,
+      contacts: live.contacts,
+      regions: live.regions,
+    }));
     const entry: Entry = { need, pending, value: undefined };
     this.#entries.set(key, entry);
     try {

@@ -19,7 +19,8 @@ export const MAX_NESTING_DEPTH = 64;
  * expected. `how` qualifies it (" once its YAML aliases are expanded").
  */
 export function nestingProblem(how = ""): string {
-  return `nested too deeply${how}: a list or mapping opens at level ${MAX_NESTING_DEPTH + 1}; expected lists and mappings nested at most ${MAX_NESTING_DEPTH} levels deep`;
+  return `nested too deeply${how}: a list or mapping opens at level ${MAX_NESTING_DEPTH + 1}; `
+    + `expected lists and mappings nested at most ${MAX_NESTING_DEPTH} levels deep`;
 }
 
 /** A JSON text refused by {@link parseJsonWithinDepth}: where the excess begins (1-based), and the problem. */
@@ -336,7 +337,8 @@ export function excessiveNestingOffset(text: string, start = 0, end = text.lengt
     // a document marker ends whatever was open, a flow collection too (the yaml library closes it
     // there; js-yaml refuses the text), so that a text is counted as its documents one by one
     const first = text.charCodeAt(lineStart);
-    if ((first === DASH || first === DOT) && text.startsWith(first === DASH ? "---" : "...", lineStart) && isBlank(lineStart + 3 < lineEnd ? text.charCodeAt(lineStart + 3) : Number.NaN)) {
+    if ((first === DASH || first === DOT) && text.startsWith(first === DASH ? "---" : "...", lineStart)
+      && isBlank(lineStart + 3 < lineEnd ? text.charCodeAt(lineStart + 3) : Number.NaN)) {
       columns.length = 0;
       sequences.length = 0;
       flow.length = 0;

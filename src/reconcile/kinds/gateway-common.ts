@@ -73,7 +73,8 @@ export const apiSource: ReadKeySource<Extract<LiveNeed, { type: "api" }>> = {
     const api = read.apis?.[write.parameters.apiId];
     if (!api) return "reread";
     const answer = write.result as Readonly<Record<string, unknown>> | undefined;
-    const childId = (field: "routeId" | "integrationId") => write.parameters[field] ?? (typeof answer?.[field] === "string" ? answer[field] as string : undefined);
+    const childId = (field: "routeId" | "integrationId") => write.parameters[field]
+      ?? (typeof answer?.[field] === "string" ? answer[field] as string : undefined);
     const routeId = childId("routeId");
     const integrationId = childId("integrationId");
     if (routeId !== undefined) return { apis: { [api.apiId]: { ...api, routes: replaced(api.routes, "routeId", routeId, answer as Route | undefined) } } };
