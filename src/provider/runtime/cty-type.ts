@@ -25,7 +25,7 @@ export const types = {
   map: <const E extends CtyType>(element: E) => ({ kind: "map", element }) as const,
   object: <const A extends Readonly<Record<string, CtyType>>>(attributes: A) => ({ kind: "object", attributes }) as const,
   tuple: <const T extends ReadonlyArray<CtyType>>(elements: T) => ({ kind: "tuple", elements }) as const,
-} as const satisfies Record<string, CtyType | ((...args: never[]) => CtyType)>;
+} as const;
 
 /** The JSON form of a type, as cty writes it: `"string"`, `["list","string"]`, `["object",{"a":"bool"}]`. */
 export type CtyTypeJson = string | [string, CtyTypeJson | Record<string, CtyTypeJson> | CtyTypeJson[]];

@@ -10,7 +10,18 @@
  *     await serveProvider(() => import("./provider.js").then((module) => module.provider));
  */
 export { serveProvider, type ServeOptions } from "./serve.js";
-export type { CallContext, DataSourceType, PlanAction, PlanRequest, PlanResult, ProviderDefinition, ResourceType } from "./provider-definition.js";
+export type {
+  CallContext,
+  DataSourceType,
+  ListedDataSource,
+  ListedResource,
+  PlanAction,
+  PlanRequest,
+  PlanResult,
+  ProviderDefinition,
+  ResourceType,
+  ServedProvider,
+} from "./provider-definition.js";
 export {
   defineSchema,
   impliedType,

@@ -97,6 +97,41 @@ export interface ProviderDefinition<PS extends Schema = Schema, P = unknown> {
   validate?(request: { readonly config: ConfigOf<PS>; readonly log: Logger }): ReadonlyArray<Diagnostic> | void | Promise<ReadonlyArray<Diagnostic> | void>;
   /** Called once per provider process before any resource call (values may be unknown when they depend on resources not yet created). */
   configure(request: { readonly config: ConfigOf<PS>; readonly terraformVersion: string; readonly log: Logger }): P | Promise<P>;
-  readonly resources: Readonly<Record<string, ResourceType<Schema, P>>>;
-  readonly dataSources: Readonly<Record<string, DataSourceType<Schema, P>>>;
+  readonly resources: Readonly<Record<string, ListedResource<P>>>;
+  readonly dataSources: Readonly<Record<string, ListedDataSource<P>>>;
+}
+
+/**
+ * A `ResourceType` of any schema, as a provider lists it: TypeScript cannot see that a resource of
+ * one schema is a resource of the general `Schema` (the values' types are computed from the schema),
+ * so the list checks each entry's shape and its provider type `P`, and the runtime calls it with the
+ * values of its own schema.
+ */
+export interface ListedResource<P> {
+  readonly schema: Schema;
+  validate?(request: never): ReturnType<NonNullable<ResourceType<Schema, P>["validate"]>>;
+  plan?(request: CallContext<P> & { readonly action: PlanAction; readonly config: never; readonly prior: never; readonly planned: never }): unknown;
+  read(request: CallContext<P> & { readonly state: never }): Promise<unknown>;
+  create(request: CallContext<P> & { readonly planned: never; readonly config: never }): Promise<unknown>;
+  update(request: CallContext<P> & { readonly prior: never; readonly planned: never; readonly config: never }): Promise<unknown>;
+  delete(request: CallContext<P> & { readonly prior: never }): Promise<void>;
+  importState?(request: CallContext<P> & { readonly id: string }): Promise<unknown>;
+  upgradeState?(request: never): unknown;
+}
+
+/** A `DataSourceType` of any schema, as a provider lists it (see `ListedResource`). */
+export interface ListedDataSource<P> {
+  readonly schema: Schema;
+  validate?(request: never): ReturnType<NonNullable<DataSourceType<Schema, P>["validate"]>>;
+  read(request: CallContext<P> & { readonly config: never }): Promise<unknown>;
+}
+
+/** A `ProviderDefinition` of any provider schema, as `serveProvider` takes it (see `ListedResource`). */
+export interface ServedProvider<P> {
+  readonly name: string;
+  readonly schema: Schema;
+  validate?(request: never): ReturnType<NonNullable<ProviderDefinition<Schema, P>["validate"]>>;
+  configure(request: never): P | Promise<P>;
+  readonly resources: Readonly<Record<string, ListedResource<P>>>;
+  readonly dataSources: Readonly<Record<string, ListedDataSource<P>>>;
 }

@@ -16,7 +16,7 @@ import {
   type UpgradeResourceStateRequest,
   type ValidateConfigRequest,
 } from "./protocol-messages.js";
-import type { DataSourceType, ProviderDefinition, ResourceType } from "./provider-definition.js";
+import type { DataSourceType, ProviderDefinition, ResourceType, ServedProvider } from "./provider-definition.js";
 import type { PROVIDER_RPCS } from "./provider-rpcs.js";
 import { applyResourceChange } from "./resource-apply.js";
 import { planResourceChange } from "./resource-plan.js";
@@ -35,7 +35,8 @@ export type UnaryHandler = (request: never) => Promise<object>;
  * here (identity, moves, ephemeral resources, lists, actions, state stores, functions' calls)
  * are answered UNIMPLEMENTED by the server; terraform 1.11 does not call them.
  */
-export function providerHandlers<P>(definition: ProviderDefinition<Schema, P>, protocol: Protocol, log: Logger): Readonly<Record<(typeof PROVIDER_RPCS)[number], UnaryHandler>> {
+export function providerHandlers<P>(served: ServedProvider<P>, protocol: Protocol, log: Logger): Readonly<Record<(typeof PROVIDER_RPCS)[number], UnaryHandler>> {
+  const definition = served as unknown as RuntimeDefinition<P>;
   const session = new Session<P>(log);
   const capabilities = { plan_destroy: true, get_provider_schema_optional: true };
   let schemaAnswer: Buffer | undefined;
@@ -65,7 +66,7 @@ export function providerHandlers<P>(definition: ProviderDefinition<Schema, P>, p
         resource_schemas: schemasToProtocol(definition.resources),
         data_source_schemas: schemasToProtocol(definition.dataSources),
         server_capabilities: capabilities,
-        diagnostics: definitionProblems<P>(definition).map((problem) => diagnosticToProtocol(errorDiagnostic("invalid provider definition", `${problem} (a bug in the provider)`))),
+        diagnostics: definitionProblems<P>(served).map((problem) => diagnosticToProtocol(errorDiagnostic("invalid provider definition", `${problem} (a bug in the provider)`))),
       });
       return schemaAnswer;
     },
@@ -187,6 +188,15 @@ export function providerHandlers<P>(definition: ProviderDefinition<Schema, P>, p
   };
 }
 
+/**
+ * The definition as the runtime calls it: `ServedProvider` erases the schemas' literal types (see
+ * `ListedResource`), and each part is called with values decoded with its own schema.
+ */
+type RuntimeDefinition<P> = Omit<ProviderDefinition<Schema, P>, "resources" | "dataSources"> & {
+  readonly resources: Readonly<Record<string, ResourceType<Schema, P>>>;
+  readonly dataSources: Readonly<Record<string, DataSourceType<Schema, P>>>;
+};
+
 function schemasToProtocol(types: Readonly<Record<string, { readonly schema: Schema }>>): Record<string, object> {
   const schemas: Record<string, object> = {};
   for (const name of Object.keys(types)) schemas[name] = schemaToProtocol(types[name]!.schema);
@@ -199,9 +209,9 @@ function lookup<T>(types: Readonly<Record<string, T>>, typeName: string, kind: s
 }
 
 /** Problems of the definition itself: invalid schemas, type names without the provider's prefix. */
-export function definitionProblems<P>(definition: ProviderDefinition<Schema, P>): string[] {
+export function definitionProblems<P>(definition: ServedProvider<P>): string[] {
   const problems = schemaProblems(definition.schema, "provider", "provider");
-  const named = (kind: "resource" | "data source", types: Readonly<Record<string, ResourceType<Schema, P> | DataSourceType<Schema, P>>>) => {
+  const named = (kind: "resource" | "data source", types: Readonly<Record<string, { readonly schema: Schema }>>) => {
     for (const [name, type] of Object.entries(types)) {
       if (!name.startsWith(`${definition.name}_`)) problems.push(`${kind} ${name}: the type name does not start with "${definition.name}_": terraform expects the provider's name as prefix`);
       problems.push(...schemaProblems(type.schema, `${kind} ${name}`, kind));

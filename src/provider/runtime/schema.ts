@@ -54,7 +54,10 @@ export function defineSchema<const S extends Schema>(schema: S): S {
   return schema;
 }
 
-/** The value of a type: `string`, `ReadonlyArray<...>`, `{ readonly a: ... }`; `U` is `Unknown` where unknowns may appear. */
+/**
+ * The value of a type: `string`, `ReadonlyArray<...>`, `{ readonly a: ... }`; `U` is `Unknown` where
+ * unknowns may appear. Tuples and `dynamic` are typed as any `Value`.
+ */
 export type KnownValueOf<T extends CtyType, U> = T extends { readonly kind: "string" }
   ? string
   : T extends { readonly kind: "number" }
@@ -67,9 +70,7 @@ export type KnownValueOf<T extends CtyType, U> = T extends { readonly kind: "str
           ? { readonly [key: string]: ValueOf<E, U> }
           : T extends { readonly kind: "object"; readonly attributes: infer A extends Readonly<Record<string, CtyType>> }
             ? { readonly [K in keyof A]: ValueOf<A[K], U> }
-            : T extends { readonly kind: "tuple"; readonly elements: infer E extends ReadonlyArray<CtyType> }
-              ? { readonly [I in keyof E]: E[I] extends CtyType ? ValueOf<E[I], U> : never }
-              : Value;
+            : Value;
 
 /** A value of a type that may be null (and unknown when `U` is `Unknown`). */
 export type ValueOf<T extends CtyType, U = never> = KnownValueOf<T, U> | null | U;
@@ -83,9 +84,11 @@ type BlockValueOf<N extends NestedBlockSchema, U> = N extends { readonly nesting
 /** The object value of a block: its attributes and nested blocks by name (any value's object when the schema is not a literal). */
 export type ObjectOf<B extends BlockSchema, U> = string extends keyof B["attributes"]
   ? { readonly [name: string]: Value }
-  : { readonly [K in keyof B["attributes"]]: AttributeValueOf<B["attributes"][K], U> } & {
-      readonly [K in keyof NonNullable<B["blocks"]>]: BlockValueOf<NonNullable<B["blocks"]>[K], U>;
-    };
+  : { readonly [K in keyof B["attributes"]]: AttributeValueOf<B["attributes"][K], U> } & BlocksOf<B, U>;
+
+type BlocksOf<B extends BlockSchema, U> = B extends { readonly blocks: infer N extends Readonly<Record<string, NestedBlockSchema>> }
+  ? { readonly [K in keyof N]: BlockValueOf<N[K], U> }
+  : unknown;
 
 /** Configuration and planned values: any part may be `UNKNOWN`. */
 export type ConfigOf<S extends BlockSchema> = ObjectOf<S, Unknown>;

@@ -6,10 +6,9 @@ import { checkHandshake, handshakeLine } from "./handshake.js";
 import { hclogLogger, logLevelFromEnvironment, type Logger } from "./hclog.js";
 import { watchParent } from "./parent-watch.js";
 import { loadProtocol } from "./protocol.js";
-import type { ProviderDefinition } from "./provider-definition.js";
+import type { ServedProvider } from "./provider-definition.js";
 import { PROVIDER_RPCS } from "./provider-rpcs.js";
 import type { UnaryHandler } from "./provider-service.js";
-import type { Schema } from "./schema.js";
 import { selfSignedCertificate } from "./self-signed-certificate.js";
 
 /** Where the plugin's process talks; the process's own by default (tests pass others). */
@@ -30,7 +29,7 @@ export interface ServeOptions {
  * `load` is called only after the handshake line is out, so what the provider's code imports does
  * not delay terraform's start of the plugin: pass `() => import("./my-provider.js").then((m) => m.provider)`.
  */
-export async function serveProvider<P>(load: () => ProviderDefinition<Schema, P> | Promise<ProviderDefinition<Schema, P>>, options: ServeOptions = {}): Promise<void> {
+export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<ServedProvider<P>>, options: ServeOptions = {}): Promise<void> {
   const env = options.env ?? process.env;
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
@@ -113,9 +112,9 @@ function releaseStdout(log: Logger): void {
 }
 
 /** The provider's definition and its handlers, loaded after the handshake (the module and the definition's imports). */
-async function startProvider<P>(load: () => ProviderDefinition<Schema, P> | Promise<ProviderDefinition<Schema, P>>, protocol: ReturnType<typeof loadProtocol>, log: Logger) {
+async function startProvider<P>(load: () => ServedProvider<P> | Promise<ServedProvider<P>>, protocol: ReturnType<typeof loadProtocol>, log: Logger) {
   const service = import("./provider-service.js");
-  const definition: ProviderDefinition<Schema, P> = await load();
+  const definition: ServedProvider<P> = await load();
   const { providerHandlers } = await service;
   return providerHandlers<P>(definition, protocol, log);
 }
