@@ -64,6 +64,7 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
 
   const shutdown = () => {
     log.debug("plugin shutting down");
+    if (options.stdout === undefined) releaseStdout(log);
     plugin.endStreams();
     server.tryShutdown(() => exit(0));
     setTimeout(() => {
@@ -88,27 +89,34 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
   if (certificate === undefined) log.warn("PLUGIN_CLIENT_CERT is not set: serving without TLS, as go-plugin does");
   const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", credentials, (error, bound) => (error ? reject(error) : resolve(bound))));
   stdout.write(handshakeLine(port, certificate?.der));
-  if (options.stdout === undefined) releaseStdout(log);
   log.debug("plugin listening", { address: `127.0.0.1:${port}`, tls: certificate !== undefined });
 
   handlers ??= startProvider<P>(load, protocol, log);
+  setImmediate(() => {
+    try {
+      protocol.warm();
+    } catch (error) {
+      log.error("the protocol descriptor failed to load", { error: error instanceof Error ? error.message : String(error) });
+    }
+  });
   handlers.catch((error: unknown) => log.error("the provider definition failed to load", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }));
   watchParent(log, () => exit(0));
 }
 
 /**
- * Closes the process's stdout once the handshake line is out, and sends later writes to the log.
- * go-plugin's client reads the plugin's stdout until EOF, and without an EOF before the plugin
- * exits that read races with the client closing the pipe, which terraform logs as an error
- * ("error encountered while scanning stdout: read |0: file already closed", go-plugin issue 298).
- * Whatever the client would read after the handshake it discards anyway.
+ * Closes the process's stdout as the plugin shuts down, and sends later writes to the log.
+ * go-plugin's client reads the plugin's stdout until EOF; when the EOF comes only with the exit,
+ * that read races with the client closing the pipe after the exit, which terraform logs as an error
+ * ("error encountered while scanning stdout: read |0: file already closed", go-plugin issue 298,
+ * seen with Go providers too). Closed here, the EOF comes first. (Not earlier: a descriptor closed
+ * while serving would be reused by the next connection.)
  */
 function releaseStdout(log: Logger): void {
-  closeSync(1);
   process.stdout.write = ((chunk: string | Uint8Array) => {
     log.debug("stdout", { text: typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8") });
     return true;
   }) as typeof process.stdout.write;
+  closeSync(1);
 }
 
 /** The provider's definition and its handlers, loaded after the handshake (the module and the definition's imports). */
