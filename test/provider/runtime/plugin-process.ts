@@ -41,9 +41,10 @@ export interface PluginProcess {
   kill(): void;
 }
 
-export async function startPlugin(env: Readonly<Record<string, string>> = {}): Promise<PluginProcess> {
+/** Starts a provider's executable (the toy provider by default) with go-plugin's environment, and waits for its handshake line. */
+export async function startPlugin(env: Readonly<Record<string, string>> = {}, executable = TOY_PROVIDER): Promise<PluginProcess> {
   const clientCertificate = selfSignedCertificate();
-  const child = spawn(process.execPath, [TOY_PROVIDER], {
+  const child = spawn(process.execPath, [executable], {
     env: { PATH: process.env["PATH"] ?? "", ...MAGIC_COOKIE, PLUGIN_PROTOCOL_VERSIONS: "5,6", PLUGIN_CLIENT_CERT: clientCertificate.certificatePem, TF_LOG: "trace", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
