@@ -1,6 +1,8 @@
+import { spawn } from "node:child_process";
 import { X509Certificate } from "node:crypto";
+import { once } from "node:events";
 import { connect } from "node:tls";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -410,5 +412,31 @@ describe("shutdown", () => {
     const lines = own.stderr().trim().split("\n").map((line) => JSON.parse(line) as Record<string, string>);
     expect(lines.map((line) => line["@message"])).toContain("terraform asked the plugin to shut down");
     for (const line of lines) expect(line["@timestamp"]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+  });
+
+  it("exits when terraform goes away without calling Shutdown (its parent dies)", async () => {
+    const certificate = selfSignedCertificate().certificatePem;
+    // a shell stands in for terraform: it starts the plugin, prints the plugin's pid and is then killed
+    const parent = spawn("/bin/sh", ["-c", `"${process.execPath}" "${TOY_PROVIDER}" > /dev/null & echo $!; wait`], {
+      env: { PATH: process.env["PATH"] ?? "", ...MAGIC_COOKIE, PLUGIN_PROTOCOL_VERSIONS: "6", PLUGIN_CLIENT_CERT: certificate },
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    const [chunk] = (await once(parent.stdout!, "data")) as [Buffer];
+    const pid = Number(chunk.toString().trim());
+    /** Running, not gone and not a zombie waiting to be reaped. */
+    const alive = () => {
+      try {
+        return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+        throw error;
+      }
+    };
+    await new Promise((resolveWait) => setTimeout(resolveWait, 500));
+    expect(alive()).toBe(true);
+    parent.kill("SIGKILL");
+    const deadline = Date.now() + 5_000;
+    while (alive() && Date.now() < deadline) await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+    expect(alive()).toBe(false);
   });
 });
