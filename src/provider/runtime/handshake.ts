@@ -1,0 +1,41 @@
+/**
+ * go-plugin's handshake, as terraform runs a provider: it sets the magic cookie (so a plugin started
+ * by hand refuses to run), the protocol versions it speaks and, for automatic mutual TLS, its client
+ * certificate; the plugin answers with one line on stdout saying where it listens.
+ */
+export const MAGIC_COOKIE_KEY = "TF_PLUGIN_MAGIC_COOKIE";
+export const MAGIC_COOKIE_VALUE = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
+/** The plugin protocol version this runtime speaks (tfplugin6). */
+export const PROTOCOL_VERSION = 6;
+
+export type HandshakeCheck =
+  | { readonly ok: true; /** terraform's client certificate (PEM), when it asks for mutual TLS. */ readonly clientCertificatePem: string | undefined }
+  | { readonly ok: false; readonly message: string };
+
+export function checkHandshake(env: Readonly<Record<string, string | undefined>>, program: string): HandshakeCheck {
+  if (env[MAGIC_COOKIE_KEY] !== MAGIC_COOKIE_VALUE) {
+    const received = env[MAGIC_COOKIE_KEY] === undefined ? "is not set" : "has another value";
+    return {
+      ok: false,
+      message: `${program} is a terraform provider plugin: terraform starts it (terraform init, plan, apply), it is not run by hand (${MAGIC_COOKIE_KEY} ${received}; expected terraform's value)`,
+    };
+  }
+  const versions = (env["PLUGIN_PROTOCOL_VERSIONS"] ?? "").split(",").map((version) => version.trim());
+  if (!versions.includes(String(PROTOCOL_VERSION))) {
+    return {
+      ok: false,
+      message: `${program} speaks plugin protocol ${PROTOCOL_VERSION}, which this terraform does not offer (PLUGIN_PROTOCOL_VERSIONS is ${JSON.stringify(env["PLUGIN_PROTOCOL_VERSIONS"] ?? "")}): expected terraform 1.0 or later`,
+    };
+  }
+  const certificate = env["PLUGIN_CLIENT_CERT"];
+  return { ok: true, clientCertificatePem: certificate === undefined || certificate === "" ? undefined : certificate };
+}
+
+/**
+ * The line that tells terraform where to connect: core protocol 1, plugin protocol 6, TCP address,
+ * gRPC, and the server's certificate as base64 DER without padding (empty without TLS).
+ */
+export function handshakeLine(port: number, serverCertificateDer: Buffer | undefined): string {
+  const certificate = serverCertificateDer === undefined ? "" : serverCertificateDer.toString("base64").replace(/=+$/, "");
+  return `1|${PROTOCOL_VERSION}|tcp|127.0.0.1:${port}|grpc|${certificate}\n`;
+}

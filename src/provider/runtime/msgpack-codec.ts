@@ -1,0 +1,113 @@
+import { decode, encode, ExtensionCodec } from "@msgpack/msgpack";
+import type { AttributePath } from "./attribute-path.js";
+import { sortedKeys, typeFromJson, typeToJson, type CtyType } from "./cty-type.js";
+import { valueFromWire, type WireDialect } from "./value-decoding.js";
+import { describeReceived, ValueTypeError } from "./value-error.js";
+import { isObjectValue, TypedValue, UNKNOWN, Unknown, type Value } from "./value.js";
+
+/**
+ * terraform's values as MessagePack, the way cty encodes them (go-cty `cty/msgpack`): null is nil,
+ * an unknown is extension 0 (`d4 00 00`; extension 12, an unknown with refinements, is accepted),
+ * numbers are integers, float64 or decimal strings, objects and maps are maps with their keys
+ * sorted, lists, sets and tuples are arrays, and a `dynamic` value is `[type JSON as bytes, value]`.
+ */
+
+const UNKNOWN_EXTENSION = 0;
+const REFINED_UNKNOWN_EXTENSION = 12;
+const UNKNOWN_BODY = new Uint8Array([0]);
+
+const extensions = new ExtensionCodec();
+extensions.register({ type: UNKNOWN_EXTENSION, encode: (value) => (value === UNKNOWN ? UNKNOWN_BODY : null), decode: () => UNKNOWN });
+extensions.register({ type: REFINED_UNKNOWN_EXTENSION, encode: () => null, decode: () => UNKNOWN });
+
+const dialect: WireDialect = {
+  extraAttributes: "reject",
+  dynamic(raw, path) {
+    if (!Array.isArray(raw) || raw.length !== 2) throw new ValueTypeError(path, `received ${describeReceived(raw)}, expected a dynamic value [type, value]`);
+    const [typeJson, inner] = raw as [unknown, unknown];
+    const text = typeJson instanceof Uint8Array ? Buffer.from(typeJson).toString("utf8") : typeJson;
+    if (typeof text !== "string") throw new ValueTypeError(path, `received a dynamic value whose type is ${describeReceived(typeJson)}, expected type JSON`);
+    let type: CtyType;
+    try {
+      type = typeFromJson(JSON.parse(text));
+    } catch (error) {
+      throw new ValueTypeError(path, `received a dynamic value of type ${text}: ${(error as Error).message}`);
+    }
+    return new TypedValue(type, valueFromWire(inner, type, path, dialect));
+  },
+};
+
+/** Decodes a `DynamicValue.msgpack` of the given type. Throws `ValueTypeError` on bytes that do not fit it. */
+export function decodeMsgpack(bytes: Uint8Array, type: CtyType): Value {
+  let raw: unknown;
+  try {
+    raw = decode(bytes, { extensionCodec: extensions });
+  } catch (error) {
+    throw new ValueTypeError([], `received ${bytes.length} bytes that are not MessagePack: ${(error as Error).message}`);
+  }
+  return valueFromWire(raw, type, [], dialect);
+}
+
+/** Encodes a value of the given type. Throws `ValueTypeError` naming the path of a value that does not fit it. */
+export function encodeMsgpack(value: Value, type: CtyType): Uint8Array {
+  return encode(valueToWire(value, type, []), { extensionCodec: extensions, ignoreUndefined: false });
+}
+
+function valueToWire(value: Value | undefined, type: CtyType, path: AttributePath): unknown {
+  if (value === UNKNOWN) return UNKNOWN;
+  if (value === null || value === undefined) return null;
+  const mismatch = (expected: string) => new ValueTypeError(path, `received ${describeReceived(value)}, expected ${expected}`);
+  switch (type.kind) {
+    case "string":
+      if (typeof value === "string") return value;
+      throw mismatch("a string");
+    case "number":
+      if (typeof value === "number" && !Number.isNaN(value)) return value;
+      throw mismatch("a number");
+    case "bool":
+      if (typeof value === "boolean") return value;
+      throw mismatch("a bool");
+    case "dynamic": {
+      const typed = value instanceof TypedValue ? value : new TypedValue(impliedType(value, path), value);
+      return [Buffer.from(JSON.stringify(typeToJson(typed.type))), valueToWire(typed.value, typed.type, path)];
+    }
+    case "list":
+    case "set":
+      if (!Array.isArray(value)) throw mismatch(`a ${type.kind}`);
+      return (value as ReadonlyArray<Value>).map((element, index) => valueToWire(element, type.element, [...path, { index }]));
+    case "tuple":
+      if (!Array.isArray(value) || value.length !== type.elements.length) throw mismatch(`a tuple of ${type.elements.length}`);
+      return (value as ReadonlyArray<Value>).map((element, index) => valueToWire(element, type.elements[index]!, [...path, { index }]));
+    case "map": {
+      if (!isObjectValue(value)) throw mismatch("a map");
+      const map: Record<string, unknown> = {};
+      for (const key of sortedKeys(value)) map[key] = valueToWire(value[key], type.element, [...path, { key }]);
+      return map;
+    }
+    case "object": {
+      if (!isObjectValue(value)) throw mismatch("an object");
+      const extra = Object.keys(value).find((name) => !Object.hasOwn(type.attributes, name));
+      if (extra !== undefined) throw new ValueTypeError([...path, extra], `is not an attribute of the schema: expected one of ${Object.keys(type.attributes).join(", ") || "no attributes"}`);
+      const object: Record<string, unknown> = {};
+      for (const name of sortedKeys(type.attributes)) object[name] = valueToWire(value[name], type.attributes[name]!, [...path, name]);
+      return object;
+    }
+  }
+}
+
+/** The type a plain value in a `dynamic` slot is encoded as (cty's implied type of JSON). */
+function impliedType(value: Value, path: AttributePath): CtyType {
+  if (value === null || value instanceof Unknown) return { kind: "dynamic" };
+  if (value instanceof TypedValue) return value.type;
+  switch (typeof value) {
+    case "string":
+      return { kind: "string" };
+    case "number":
+      return { kind: "number" };
+    case "boolean":
+      return { kind: "bool" };
+  }
+  if (Array.isArray(value)) return { kind: "tuple", elements: (value as ReadonlyArray<Value>).map((element, index) => impliedType(element, [...path, { index }])) };
+  if (isObjectValue(value)) return { kind: "object", attributes: Object.fromEntries(Object.entries(value).map(([name, attribute]) => [name, impliedType(attribute, [...path, name])])) };
+  throw new ValueTypeError(path, `received ${describeReceived(value)}, expected a value of a dynamic attribute`);
+}

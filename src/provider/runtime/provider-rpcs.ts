@@ -1,0 +1,21 @@
+/**
+ * The RPCs of tfplugin6's `Provider` service the runtime answers (`provider-service.ts`), known
+ * before that module loads; the server answers the others UNIMPLEMENTED.
+ */
+export const PROVIDER_RPCS = [
+  "GetMetadata",
+  "GetProviderSchema",
+  "GetFunctions",
+  "GetResourceIdentitySchemas",
+  "ValidateProviderConfig",
+  "ValidateResourceConfig",
+  "ValidateDataResourceConfig",
+  "ConfigureProvider",
+  "UpgradeResourceState",
+  "ReadResource",
+  "PlanResourceChange",
+  "ApplyResourceChange",
+  "ImportResourceState",
+  "ReadDataSource",
+  "StopProvider",
+] as const;
