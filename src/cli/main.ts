@@ -160,6 +160,17 @@ program
   });
 
 program
+  .command("provider")
+  .description("the terraform provider (terraform-provider-converge)")
+  .command("install")
+  .description("put the provider where terraform finds it: terraform's implied local mirror ~/.terraform.d/plugins (honouring HOME), or --dir")
+  .option("--dir <dir>", "another filesystem mirror to install into")
+  .action(async (options: { dir?: string }) => {
+    const { providerInstallCommand } = await import("./commands/provider-command.js");
+    process.exitCode = providerInstallCommand(options);
+  });
+
+program
   .command("schema")
   .description("print the JSON Schema of desired-state documents")
   .action(async () => {

@@ -6,7 +6,7 @@ import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import protobuf from "protobufjs";
 
-const root = resolve(import.meta.dirname, "..");
+const root = resolve(import.meta.dirname, "../../../..");
 const source = join(root, "src/provider/runtime/proto");
 const target = join(root, "dist/src/provider/runtime/proto");
 const files = readdirSync(source).filter((name) => name.endsWith(".proto") || name === "README.md").sort();

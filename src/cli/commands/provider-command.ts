@@ -1,0 +1,33 @@
+import { installProvider, PROVIDER_SOURCE } from "../../provider/install.js";
+import { CliError } from "../cli-error.js";
+
+export interface ProviderInstallFlags {
+  readonly dir?: string;
+}
+
+/** `converge provider install`: the provider where terraform finds it with no network and no CLI configuration. */
+export function providerInstallCommand(flags: ProviderInstallFlags): number {
+  let installed;
+  try {
+    installed = installProvider({ mirror: flags.dir });
+  } catch (error) {
+    throw new CliError(`provider install: ${(error as Error).message}`);
+  }
+  process.stdout.write([
+    `installed terraform-provider-converge ${installed.version} (${installed.platform}) in ${installed.mirror}`,
+    `  ${installed.executable}`,
+    "",
+    "use it with:",
+    "  terraform {",
+    "    required_providers {",
+    `      converge = { source = "${PROVIDER_SOURCE}", version = "${installed.version}" }`,
+    "    }",
+    "  }",
+    "",
+    flags.dir === undefined
+      ? "terraform init finds it in its implied local mirror (~/.terraform.d/plugins): no network, no CLI configuration"
+      : `terraform finds it with a filesystem_mirror of ${installed.mirror} in the CLI configuration (provider_installation)`,
+    "",
+  ].join("\n"));
+  return 0;
+}

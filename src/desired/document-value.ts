@@ -1,0 +1,23 @@
+import { describeZodIssues, pinpointZodIssues } from "../spec/field-issues.js";
+import type { SourceLocation } from "./desired-state-error.js";
+import type { LoadedDocument } from "./load.js";
+import { DOCUMENT_SCHEMAS, type Document, type Kind } from "./schema.js";
+
+/** A field of a document that breaks its kind's schema: the path (`spec.routeKey`) and why. */
+export interface DocumentIssue {
+  readonly path: ReadonlyArray<PropertyKey>;
+  readonly message: string;
+}
+
+/**
+ * A document of `kind` given as a value rather than read from a file (the provider builds one per
+ * terraform resource), checked by the kind's schema as the loader checks a file's documents: the
+ * document, or every field that breaks the schema. All of it stands at `source`.
+ */
+export function documentFromValue<K extends Kind>(kind: K, value: unknown, source: SourceLocation): { readonly loaded: LoadedDocument<Extract<Document, { kind: K }>> } | { readonly issues: DocumentIssue[] } {
+  const result = DOCUMENT_SCHEMAS[kind].safeParse(value);
+  if (!result.success) {
+    return { issues: describeZodIssues(pinpointZodIssues(result.error.issues), value).map((issue) => ({ path: issue.path ?? [], message: issue.message })) };
+  }
+  return { loaded: { document: result.data as Extract<Document, { kind: K }>, source, locate: () => source } };
+}

@@ -1,0 +1,131 @@
+import { Credentials, isApiError, isConvergeError, isCredentialsError, type ApiError } from "../clients/index.js";
+import { apiDataSource } from "./data-sources/api.js";
+import { regionsDataSource } from "./data-sources/regions.js";
+import { LiveCache } from "./live-cache.js";
+import { alternateContactResource } from "./resources/alternate-contact.js";
+import { integrationResource } from "./resources/integration.js";
+import { regionOptInResource } from "./resources/region-opt-in.js";
+import { routeResource } from "./resources/route.js";
+import { DiagnosticsError, errorDiagnostic, isUnknown, types, type Diagnostic, type ProviderDefinition, type Schema, type Value } from "./runtime/index.js";
+import type { ConvergeSession } from "./session.js";
+
+const schema: Schema = {
+  description: "converge: alternate contacts, Region opt-ins, and the routes and integrations of HTTP and WebSocket APIs.",
+  attributes: {
+    endpoint: { type: types.string, optional: true, description: "Origin of both services (e.g. `http://127.0.0.1:4566`); default `CONVERGE_ENDPOINT`." },
+    account_endpoint: { type: types.string, optional: true, description: "Origin of the account service, when it differs from `endpoint`." },
+    gateway_endpoint: { type: types.string, optional: true, description: "Origin of the API gateway service, when it differs from `endpoint`." },
+    token: { type: types.string, optional: true, sensitive: true, description: "Bearer token; default `CONVERGE_TOKEN`. Never written to state, plans or logs." },
+  },
+};
+
+const ENDPOINTS = ["endpoint", "account_endpoint", "gateway_endpoint"] as const;
+
+/** An endpoint as the provider block or the environment gives it: its origin, or why not. */
+function origin(value: Value | undefined, attribute: string): string | Diagnostic | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (isUnknown(value)) return errorDiagnostic(`${attribute} is not known until apply: the provider needs it to plan`, undefined, [attribute]);
+  try {
+    const url = new URL(String(value));
+    if (url.protocol === "http:" || url.protocol === "https:") return url.origin;
+  } catch {
+    // reported below with what was received
+  }
+  return errorDiagnostic(`${attribute} ${JSON.stringify(value)} is not valid: expected an http:// or https:// URL (e.g. "http://127.0.0.1:4566")`, undefined, [attribute]);
+}
+
+/**
+ * One request that tells whether the endpoint answers and takes the token, made in configure so
+ * that a bad endpoint or token is one diagnostic, not one per resource: the listing of the caller's
+ * APIs, which the provider needs anyway (their protocols spare a GetApi each). A token that may not
+ * list APIs may still manage contacts and Regions: then one ListRegions page tells.
+ */
+async function checkAccess(cache: LiveCache, endpoints: Readonly<Record<"gateway" | "account", Endpoint>>): Promise<Diagnostic | undefined> {
+  const refused = (error: ApiError, services: string) => errorDiagnostic(
+    `the ${services} refused the token: ${error.status} ${error.errorName}`,
+    `${error.message}. Check the provider's token (or CONVERGE_TOKEN).`,
+    ["token"],
+  );
+  try {
+    await cache.directory();
+    return undefined;
+  } catch (error) {
+    if (isApiError(error) && error.status === 403) {
+      try {
+        await cache.clients.account.listRegionsPage({ MaxResults: 1 });
+        return undefined;
+      } catch (accountError) {
+        if (isApiError(accountError) && accountError.status === 403) return refused(accountError, "account and API gateway services both");
+        return unusable(accountError, endpoints.account);
+      }
+    }
+    return unusable(error, endpoints.gateway);
+  }
+}
+
+/** An origin and the attribute that gave it (`endpoint` also when CONVERGE_ENDPOINT did). */
+interface Endpoint {
+  readonly origin: string;
+  readonly attribute: string;
+}
+
+function unusable(error: unknown, endpoint: Endpoint): Diagnostic {
+  if (!isConvergeError(error)) throw error;
+  return errorDiagnostic(`cannot use the service at ${endpoint.origin}`, error.message, [endpoint.attribute]);
+}
+
+/** The converge provider: its configuration, and its resources and data sources by terraform's names. */
+export const convergeProvider: ProviderDefinition<Schema, ConvergeSession> = {
+  name: "converge",
+  schema,
+  validate({ config }) {
+    return ENDPOINTS.filter((attribute) => !isUnknown(config[attribute] ?? null))
+      .map((attribute) => origin(config[attribute], attribute))
+      .filter((found): found is Diagnostic => typeof found === "object");
+  },
+  async configure({ config, log }) {
+    const found = Object.fromEntries(ENDPOINTS.map((attribute) => [attribute, origin(config[attribute], attribute)]));
+    const fromEnvironment = origin(process.env.CONVERGE_ENDPOINT || null, "endpoint");
+    const problems = Object.values(found).filter((value): value is Diagnostic => typeof value === "object");
+    if (problems.length > 0) throw new DiagnosticsError(problems);
+    const endpoint = (found.endpoint as string | undefined) ?? fromEnvironment;
+    if (typeof endpoint === "object") throw new DiagnosticsError({ ...endpoint, summary: `CONVERGE_ENDPOINT: ${endpoint.summary}` });
+    const at = (attribute: "gateway_endpoint" | "account_endpoint"): Endpoint | undefined => {
+      const own = found[attribute] as string | undefined;
+      return own !== undefined ? { origin: own, attribute } : endpoint === undefined ? undefined : { origin: endpoint, attribute: "endpoint" };
+    };
+    const gateway = at("gateway_endpoint");
+    const account = at("account_endpoint");
+    if (gateway === undefined || account === undefined) {
+      throw new DiagnosticsError(errorDiagnostic("no endpoint to reach the services", 'Set endpoint in the provider block (e.g. endpoint = "http://127.0.0.1:4566") or the CONVERGE_ENDPOINT environment variable.', ["endpoint"]));
+    }
+    if (isUnknown(config.token ?? null)) throw new DiagnosticsError(errorDiagnostic("token is not known until apply: the provider needs it to plan", undefined, ["token"]));
+    const token = typeof config.token === "string" ? { value: config.token, source: "the provider's token" } : process.env.CONVERGE_TOKEN ? { value: process.env.CONVERGE_TOKEN, source: "CONVERGE_TOKEN" } : undefined;
+    if (!token) throw new DiagnosticsError(errorDiagnostic("no token to call the services with", "Set token in the provider block, or the CONVERGE_TOKEN environment variable.", ["token"]));
+    let credentials: Credentials;
+    try {
+      credentials = new Credentials(token.value, token.source);
+    } catch (error) {
+      if (isCredentialsError(error)) throw new DiagnosticsError(errorDiagnostic(error.message, undefined, ["token"]));
+      throw error;
+    }
+    const cache = new LiveCache({ endpoint: gateway.origin, gatewayEndpoint: gateway.origin, accountEndpoint: account.origin, credentials });
+    const problem = await checkAccess(cache, { gateway, account });
+    if (problem) {
+      await cache.close();
+      throw new DiagnosticsError(problem);
+    }
+    log.debug("configured", { gateway: gateway.origin, account: account.origin });
+    return { cache, clients: cache.clients, log };
+  },
+  resources: {
+    converge_alternate_contact: alternateContactResource,
+    converge_region_opt_in: regionOptInResource,
+    converge_integration: integrationResource,
+    converge_route: routeResource,
+  },
+  dataSources: {
+    converge_api: apiDataSource,
+    converge_regions: regionsDataSource,
+  },
+};

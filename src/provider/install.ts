@@ -1,0 +1,61 @@
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** terraform's source address of the provider: `source = "converge/converge"` in `required_providers`. */
+export const PROVIDER_SOURCE = "converge/converge";
+const PROVIDER_HOST_PATH = "registry.terraform.io/converge/converge";
+
+/** What `installProvider` did. */
+export interface InstalledProvider {
+  /** The executable terraform starts. */
+  readonly executable: string;
+  readonly version: string;
+  /** terraform's platform name of this machine (`linux_amd64`). */
+  readonly platform: string;
+  /** The filesystem mirror it is in. */
+  readonly mirror: string;
+}
+
+/** The version of this converge (package.json's). */
+export function convergeVersion(): string {
+  const packageJson = fileURLToPath(new URL("../../../package.json", import.meta.url));
+  return (JSON.parse(readFileSync(packageJson, "utf8")) as { version: string }).version;
+}
+
+/** terraform's name of a platform: `linux_amd64`, `darwin_arm64`. */
+export function terraformPlatform(platform: NodeJS.Platform = process.platform, arch: string = process.arch): string {
+  const os = { linux: "linux", darwin: "darwin", freebsd: "freebsd", openbsd: "openbsd" }[platform as string];
+  const cpu = { x64: "amd64", arm64: "arm64", arm: "arm", ia32: "386" }[arch];
+  if (!os || !cpu) throw new Error(`converge provider install supports Linux, macOS and the BSDs on amd64, arm64, arm and 386; this machine is ${platform} ${arch}`);
+  return `${os}_${cpu}`;
+}
+
+/**
+ * Puts `terraform-provider-converge` where terraform finds it without any CLI configuration:
+ * terraform's implied local mirror `$HOME/.terraform.d/plugins` (or `mirror`, another filesystem
+ * mirror), in its unpacked layout `registry.terraform.io/converge/converge/VERSION/PLATFORM/`. The
+ * executable is a shell script that runs this converge's provider on this Node.js; it is written
+ * whole and renamed into place, so a terraform that starts it meanwhile never sees half of it.
+ */
+export function installProvider(options: { readonly mirror?: string | undefined; readonly env?: NodeJS.ProcessEnv } = {}): InstalledProvider {
+  const env = options.env ?? process.env;
+  const mirror = options.mirror ?? join(env.HOME || homedir(), ".terraform.d", "plugins");
+  const version = convergeVersion();
+  const platform = terraformPlatform();
+  const directory = join(mirror, PROVIDER_HOST_PATH, version, platform);
+  const executable = join(directory, `terraform-provider-converge_v${version}`);
+  const main = fileURLToPath(new URL("./main.js", import.meta.url));
+  const script = `#!/bin/sh\n# converge ${version}: the terraform provider, on the Node.js that installed it\nexec ${shellQuote(process.execPath)} ${shellQuote(main)} "$@"\n`;
+  mkdirSync(directory, { recursive: true });
+  const partial = `${executable}.${process.pid}.partial`;
+  writeFileSync(partial, script, { mode: 0o755 });
+  chmodSync(partial, 0o755);
+  renameSync(partial, executable);
+  return { executable, version, platform, mirror: resolve(mirror) };
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, "'\\''")}'`;
+}

@@ -1,0 +1,271 @@
+import { formatPath } from "../spec/field-issues.js";
+import { engineOf, needsOfDocument } from "../reconcile/kinds/registry.js";
+import type { ApplyContext } from "../reconcile/kinds/kind-engine.js";
+import type { LiveNeed, LiveState, PlannedAction } from "../reconcile/model.js";
+import type { Document, Kind } from "../desired/schema.js";
+import {
+  DiagnosticsError,
+  errorDiagnostic,
+  isUnknown,
+  warningDiagnostic,
+  type Diagnostic,
+  type PlanResult,
+  type ResourceType,
+  type Schema,
+  type Value,
+} from "./runtime/index.js";
+import { applyAction, planDocument, terraformDocument, type ConvergeSession, type OnePlan } from "./session.js";
+import { fromWire, type AttributeOfPath, type SpecField } from "./terraform-fields.js";
+
+/** A resource's attribute values (configuration, plan or state) by attribute name. */
+export type Values = Readonly<Record<string, Value>>;
+
+/** How a document for terraform values is made: the live resource terraform holds (`pin`), or none; `absent` to delete it. */
+export interface DocumentOptions {
+  readonly pin?: Values | undefined;
+  readonly ensure?: "absent";
+}
+
+/**
+ * What a converge kind is to terraform: how its values become the kind's document, where its live
+ * resource is, and what state a live resource has. The shared flow (`kindResource`) does the rest
+ * with the engine's own planning, protections and requests, as `converge plan` and `apply` do.
+ */
+export interface KindBinding {
+  readonly kind: Kind;
+  /** terraform's name of the resource type (`converge_route`). */
+  readonly typeName: string;
+  readonly schema: Schema;
+  readonly fields: ReadonlyArray<SpecField>;
+  /** The attributes that name the live resource (an API, an account): while one is unknown the engine cannot plan. */
+  readonly identityAttributes: ReadonlyArray<string>;
+  /** The kind's document for the values (unknown values left out). */
+  document(values: Values, options: DocumentOptions): Record<string, unknown>;
+  /** The attribute a document path names (`spec.routeKey` → `route_key`), if any. */
+  attributeOf(path: string): AttributeOfPath | undefined;
+  /** The live resource the state holds; undefined when it is gone. */
+  liveOf(state: Values, live: LiveState): unknown;
+  /**
+   * The live resource a planned action acts on: the one it matched (`context` after apply, which
+   * knows what a create made), undefined before a create.
+   */
+  matched(action: PlannedAction, values: Values, live: LiveState, context?: ApplyContext): unknown;
+  /** The values of the spec attributes as the live resource has them, for the state's identity filled in from live. */
+  liveValues(live: unknown): Values;
+  /** The state of a live resource: its IDs and computed attributes, the spec attributes given, the identity `held` names (its API, its account). */
+  state(live: unknown, specValues: Values, held: Values): Values;
+  /** The state's identity from an import ID (the other attributes null; `read` fills them in). */
+  importId(id: string): Values;
+  /** The live resource for people: `route abc1234 (GET /orders)`. */
+  describe(live: unknown): string;
+  /**
+   * Whether creating one may find a live one already (a route of the same key, an integration of the
+   * same natural key, a contact of the same type): the plan warns that it adopts it. Not for kinds
+   * whose live resource always exists (a Region). @default true
+   */
+  readonly mayAdopt?: boolean;
+  /** The spec fields an action's changes are about (the engine's change paths). @default each change's path */
+  changedFields?(action: PlannedAction): ReadonlyArray<string>;
+  /** The spec fields the action's request sends, with their wire values (a create's body, an update's patch). */
+  requestFields(action: PlannedAction): Readonly<Record<string, unknown>>;
+  /**
+   * Live state as a delete planned now should judge it. A delete runs later in terraform's order,
+   * after the deletes that depend on it: what those remove should not refuse it now.
+   */
+  beforeDelete?(live: LiveState): LiveState;
+}
+
+/** A problem of the engine or the schema, as a diagnostic on the attribute it is about. */
+function problemDiagnostic(binding: KindBinding, path: string, message: string): Diagnostic {
+  const at = binding.attributeOf(path);
+  // the engine's messages start with the document's field path; terraform users know the attribute
+  const named = at !== undefined && message.startsWith(at.prefix) && /^[\s.[]/.test(message.slice(at.prefix.length));
+  return errorDiagnostic(named ? `${at.attribute}${message.slice(at.prefix.length)}` : message, undefined, at === undefined ? undefined : [at.attribute]);
+}
+
+function refusal(binding: KindBinding, action: PlannedAction, deleting: boolean): Diagnostic {
+  const field = action.changes[0]?.path;
+  const at = field === undefined ? undefined : binding.attributeOf(`spec.${field}`);
+  // a refused delete: terraform can still stop managing the resource without deleting it
+  const forget = deleting
+    ? " To stop managing it without deleting it, remove it from the state: a removed block with lifecycle { destroy = false }, or terraform state rm."
+    : "";
+  return errorDiagnostic(
+    `${binding.typeName}: refused by a converge protection`,
+    `${action.reason ?? "refused"}. Nothing was sent to the service.${forget}`,
+    at === undefined ? undefined : [at.attribute],
+  );
+}
+
+/** The diagnostics of a plan that has no action to take, or of a refused action; empty when the action may go ahead. */
+function planDiagnostics(binding: KindBinding, planned: OnePlan, deleting = false): Diagnostic[] {
+  if ("problems" in planned) return planned.problems.map((problem) => problemDiagnostic(binding, problem.path, problem.message));
+  return planned.action.type === "refused" ? [refusal(binding, planned.action, deleting)] : [];
+}
+
+/** The document of terraform values as the kind's schema accepts it, or the diagnostics of every attribute it refuses (those still unknown aside). */
+function checkedDocument(binding: KindBinding, values: Values, options: DocumentOptions) {
+  const checked = terraformDocument(binding.kind, binding.document(values, options));
+  if ("loaded" in checked) return checked;
+  const diagnostics = checked.issues
+    .map((issue) => ({ issue, path: formatPath(issue.path) }))
+    .filter(({ path }) => {
+      const at = binding.attributeOf(path);
+      return at === undefined || !isUnknown(values[at.attribute] ?? null);
+    })
+    .map(({ issue, path }) => problemDiagnostic(binding, path, issue.message));
+  return { diagnostics };
+}
+
+function identityKnown(binding: KindBinding, values: Values): boolean {
+  return binding.identityAttributes.every((attribute) => !isUnknown(values[attribute] ?? null));
+}
+
+/** The reads the resource's document needs (its read key), from the values that name it. */
+function needsOf(binding: KindBinding, values: Values): LiveNeed[] {
+  return needsOfDocument(binding.document(values, {}) as unknown as Document);
+}
+
+/** Runs `task`, turning diagnostics into a thrown DiagnosticsError when they hold an error. */
+function throwIfErrors(diagnostics: ReadonlyArray<Diagnostic>): void {
+  if (diagnostics.some((diagnostic) => diagnostic.severity === "error")) throw new DiagnosticsError(diagnostics);
+}
+
+/**
+ * Values for the document, with each defaulted attribute as configured: the plan carries a prior
+ * value forward where the configuration leaves it out, yet left out it is "don't care" to the
+ * engine (which may then send the service's default, say authorizationType NONE when an
+ * authorizer is detached).
+ */
+function asConfigured(binding: KindBinding, values: Values, config: Values): Values {
+  const configured: Record<string, Value> = { ...values };
+  for (const field of binding.fields) if (field.presence === "defaulted") configured[field.attribute] = config[field.attribute] ?? null;
+  return configured;
+}
+
+/** The plan with each defaulted attribute the configuration leaves out, and the engine's request sends, at the value it sends. */
+function withSentDefaults(binding: KindBinding, planned: Values, config: Values, action: PlannedAction): Values {
+  const sent = binding.requestFields(action);
+  const adjusted: Record<string, Value> = { ...planned };
+  for (const field of binding.fields) {
+    if (field.presence === "defaulted" && (config[field.attribute] ?? null) === null && Object.hasOwn(sent, field.field)) {
+      adjusted[field.attribute] = fromWire(sent[field.field], field.type);
+    }
+  }
+  return adjusted;
+}
+
+/** Spec attributes of values whose fields the engine found different from live are live's; the others stay as terraform holds them. */
+function heldOrLive(binding: KindBinding, held: Values, live: Values, changed: ReadonlySet<string>, options: { readonly fillDefaulted: boolean }): Values {
+  return Object.fromEntries(binding.fields.map((field) => {
+    const value = held[field.attribute] ?? null;
+    const useLive = changed.has(field.field) || isUnknown(value) || (options.fillDefaulted && field.presence === "defaulted" && value === null);
+    return [field.attribute, useLive ? live[field.attribute] ?? null : value];
+  }));
+}
+
+/**
+ * A terraform resource of a converge kind: validation by the kind's schema, plans and protections
+ * by the kind's engine against the live state of the command, creates, updates and deletes by the
+ * engine's requests, refresh by the engine's diff rules (a value the engine finds equal to live is
+ * kept as written).
+ */
+export function kindResource(binding: KindBinding): ResourceType<Schema, ConvergeSession> {
+  const changedFieldsOf = (action: PlannedAction) => new Set(binding.changedFields ? binding.changedFields(action) : action.changes.map((change) => change.path));
+
+  // a kind converge never deletes (a Region opt-in) is only forgotten by terraform
+  const undeletable = engineOf(binding.kind).model.undeletable;
+
+  async function checkDelete(session: ConvergeSession, prior: Values, signal: AbortSignal): Promise<Diagnostic[]> {
+    if (undeletable !== undefined) return [warningDiagnostic(`${binding.typeName}: destroying leaves the live resource as it is`, `converge never deletes it: ${undeletable}.`)];
+    const checked = checkedDocument(binding, prior, { pin: prior, ensure: "absent" });
+    if (!("loaded" in checked)) return [];
+    const planned = await planDocument(session, checked.loaded, { signal, live: binding.beforeDelete });
+    // a resource whose API is gone has nothing left to delete: no problem then
+    return "action" in planned && planned.action.type === "refused" ? [refusal(binding, planned.action, true)] : [];
+  }
+
+  async function write(session: ConvergeSession, values: Values, config: Values, pin: Values | undefined, signal: AbortSignal): Promise<Values> {
+    const checked = checkedDocument(binding, asConfigured(binding, values, config), { pin });
+    if (!("loaded" in checked)) throw new DiagnosticsError(checked.diagnostics);
+    const planned = await planDocument(session, checked.loaded, { signal });
+    throwIfErrors(planDiagnostics(binding, planned));
+    if (!("action" in planned)) throw new Error("no action planned");
+    const context = await applyAction(session, planned.action, { signal });
+    const live = await session.cache.read(needsOf(binding, values), signal);
+    const twin = binding.matched(planned.action, values, live, context);
+    if (twin === undefined) throw new Error(`${binding.typeName}: the service acknowledged the ${planned.action.type}, but the resource is not in its listing`);
+    // what was planned is kept exactly (terraform requires it); what only apply knew comes from live
+    return binding.state(twin, heldOrLive(binding, values, binding.liveValues(twin), new Set(), { fillDefaulted: false }), values);
+  }
+
+  return {
+    schema: binding.schema,
+
+    validate({ config }) {
+      const checked = checkedDocument(binding, config, {});
+      return "loaded" in checked ? [] : checked.diagnostics;
+    },
+
+    async plan(request): Promise<PlanResult<Schema>> {
+      const session = request.provider;
+      if (request.action === "delete") return { diagnostics: await checkDelete(session, request.prior!, request.signal) };
+      const config = request.config!;
+      const prior = request.prior;
+      const replacing = prior !== null && binding.identityAttributes.some((attribute) => isUnknown(config[attribute] ?? null) || (config[attribute] ?? null) !== (prior[attribute] ?? null));
+      const diagnostics: Diagnostic[] = replacing ? await checkDelete(session, prior, request.signal) : [];
+      const checked = checkedDocument(binding, config, { pin: prior !== null && !replacing ? prior : undefined });
+      if (!("loaded" in checked)) return { diagnostics: [...diagnostics, ...checked.diagnostics] };
+      if (!identityKnown(binding, config)) return { diagnostics };
+      const planned = await planDocument(session, checked.loaded, { signal: request.signal });
+      diagnostics.push(...planDiagnostics(binding, planned));
+      if (!("action" in planned)) return { diagnostics };
+      const adopts = (prior === null || replacing) && (planned.action.type === "update" || planned.action.type === "no-op");
+      if (adopts && binding.mayAdopt !== false) {
+        const twin = binding.matched(planned.action, config, planned.live);
+        diagnostics.push(warningDiagnostic(
+          `${binding.typeName}: adopts a live resource instead of creating one`,
+          `The live ${twin === undefined ? "resource" : binding.describe(twin)} is the one this resource declares, as converge matches it; terraform will manage it from now on (import it to see its values first).`,
+        ));
+      }
+      return { diagnostics, ...(request.planned ? { planned: withSentDefaults(binding, request.planned, config, planned.action) } : {}) };
+    },
+
+    async read({ provider: session, state, signal }) {
+      const live = await session.cache.read(needsOf(binding, state), signal);
+      const twin = binding.liveOf(state, live);
+      if (twin === undefined) return null;
+      const liveValues = binding.liveValues(twin);
+      // an imported state holds only the identity: what else the document needs comes from live
+      const held = Object.fromEntries(binding.fields.map((field) => {
+        const value = state[field.attribute] ?? null;
+        return [field.attribute, value === null && field.presence === "required" ? liveValues[field.attribute] ?? null : value];
+      }));
+      const checked = checkedDocument(binding, { ...state, ...held }, { pin: state });
+      const planned = "loaded" in checked ? await planDocument(session, checked.loaded, { signal }) : undefined;
+      const changed = planned && "action" in planned ? changedFieldsOf(planned.action) : new Set(binding.fields.map((field) => field.field));
+      return binding.state(twin, heldOrLive(binding, held, liveValues, changed, { fillDefaulted: true }), state);
+    },
+
+    create: ({ provider: session, planned, config, signal }) => write(session, planned, config, undefined, signal),
+
+    update: ({ provider: session, prior, planned, config, signal }) => write(session, planned, config, prior, signal),
+
+    async delete({ provider: session, prior, signal }) {
+      if (undeletable !== undefined) return;
+      const checked = checkedDocument(binding, prior, { pin: prior, ensure: "absent" });
+      if (!("loaded" in checked)) throw new DiagnosticsError(checked.diagnostics);
+      const planned = await planDocument(session, checked.loaded, { signal });
+      if (!("action" in planned)) return;
+      throwIfErrors(planDiagnostics(binding, planned, true));
+      await applyAction(session, planned.action, { signal });
+      // an acknowledged delete took it out of the cache; one the service answered 404 (gone already) did not
+      const needs = needsOf(binding, prior);
+      if (binding.liveOf(prior, await session.cache.read(needs, signal)) !== undefined) session.cache.forget(needs);
+    },
+
+    async importState({ id }) {
+      return binding.importId(id);
+    },
+  };
+}

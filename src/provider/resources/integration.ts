@@ -1,0 +1,101 @@
+import type { IntegrationRequest } from "../../reconcile/kinds/integration.js";
+import { integrationIds } from "../../reconcile/kinds/integration-identity.js";
+import type { LiveState } from "../../reconcile/model.js";
+import { INTEGRATION_FIELDS, type Integration } from "../../spec/gateway.js";
+import { kindResource, type KindBinding, type Values } from "../kind-resource.js";
+import { types } from "../runtime/index.js";
+import { attributeOfPath, liveValuesOf, specAttributes, specFields, specFromValues } from "../terraform-fields.js";
+import { parseImportId } from "./import-id.js";
+
+/** An integration's spec fields as attributes: every integration field of the service, the two it fills in computed too. */
+const FIELDS = specFields(INTEGRATION_FIELDS, {
+  required: ["integrationType"],
+  defaulted: ["connectionType", "timeoutInMillis"],
+  descriptions: {
+    integrationType: "CLOUD, HTTP, MOCK, HTTP_PROXY or CLOUD_PROXY. Updated in place.",
+    integrationUri: "The backend: a URL for HTTP types, a function ARN for CLOUD types.",
+    payloadFormatVersion: "Required on an HTTP API (`1.0` or `2.0`).",
+    timeoutInMillis: "50 to 30000 on an HTTP API, 50 to 29000 on a WebSocket API; the service's default (30000, 29000) when left out.",
+    connectionType: "INTERNET or VPC_LINK; the service's INTERNET when left out.",
+  },
+});
+
+const OTHERS = { api: "api_id", "spec.integrationId": "integration_id" };
+
+/** The logical name the resource's document has: one document per apply, so one name does. */
+const NAME = "terraform";
+
+const schema = {
+  description: "An integration of an HTTP or WebSocket API (converge's `Integration` kind).",
+  attributes: {
+    id: { type: types.string, computed: true, description: "`API_ID/INTEGRATION_ID`, the import ID." },
+    api_id: { type: types.string, required: true, requiresReplace: true, description: "The API the integration belongs to; changing it replaces the integration." },
+    integration_id: { type: types.string, computed: true, description: "The service's ID of the integration (routes target `integrations/<integration_id>`)." },
+    api_gateway_managed: { type: types.bool, computed: true, description: "Whether the service manages the integration (an API's quick-created one): converge updates it but never deletes it." },
+    ...specAttributes(FIELDS),
+  },
+};
+
+function integrationOf(values: Values, live: LiveState, integrationId: unknown): Integration | undefined {
+  return typeof values.api_id === "string" ? live.apis[values.api_id]?.integrations.find((integration) => integration.integrationId === integrationId) : undefined;
+}
+
+/** `converge_integration`: converge's Integration kind in terraform. */
+export const integrationBinding: KindBinding = {
+  kind: "Integration",
+  typeName: "converge_integration",
+  schema,
+  fields: FIELDS,
+  identityAttributes: ["api_id"],
+
+  document: (values, { pin, ensure }) => ({
+    kind: "Integration",
+    name: NAME,
+    ...(typeof values.api_id === "string" ? { api: values.api_id } : {}),
+    ...(ensure ? { ensure } : {}),
+    spec: { ...specFromValues(FIELDS, values), ...(typeof pin?.integration_id === "string" ? { integrationId: pin.integration_id } : {}) },
+  }),
+  attributeOf: (path) => attributeOfPath(FIELDS, path, OTHERS),
+  liveOf: (state, live) => integrationOf(state, live, state.integration_id),
+  /** After apply, the integration the apply recorded for the document (created, adopted or updated); before, the one the plan matched. */
+  matched(action, values, live, context) {
+    if (context && typeof values.api_id === "string") return integrationOf(values, live, integrationIds(context).get(`${values.api_id}/${NAME}`));
+    const request = action.request as IntegrationRequest | undefined;
+    return request && "integrationId" in request ? integrationOf(values, live, request.integrationId) : undefined;
+  },
+  liveValues: (integration) => liveValuesOf(FIELDS, integration as Integration),
+  state(live, specValues, held) {
+    const integration = live as Integration;
+    return {
+      id: `${held.api_id}/${integration.integrationId}`,
+      api_id: held.api_id ?? null,
+      integration_id: integration.integrationId,
+      api_gateway_managed: integration.apiGatewayManaged ?? false,
+      ...specValues,
+    };
+  },
+  importId(id) {
+    const [apiId, integrationId] = parseImportId(id, "converge_integration", ["API_ID", "INTEGRATION_ID"]);
+    return { id, api_id: apiId!, integration_id: integrationId! };
+  },
+  describe: (live) => {
+    const integration = live as Integration;
+    return `integration ${integration.integrationId} (${[integration.integrationType, integration.integrationMethod, integration.integrationUri].filter(Boolean).join(" ")})`;
+  },
+  requestFields(action) {
+    const request = action.request as IntegrationRequest | undefined;
+    if (request?.op === "createIntegration") return request.body;
+    if (request?.op === "updateIntegration") return request.patch;
+    return {};
+  },
+  /**
+   * A delete planned now is judged without the API's routes: terraform deletes the routes that
+   * target the integration first, and the apply judges the delete again against what is left.
+   */
+  beforeDelete: (live) => ({
+    ...live,
+    apis: Object.fromEntries(Object.entries(live.apis).map(([apiId, api]) => [apiId, { ...api, routes: [] }])),
+  }),
+};
+
+export const integrationResource = kindResource(integrationBinding);

@@ -1,0 +1,64 @@
+import type { Clients } from "../clients/index.js";
+import type { SourceLocation } from "../desired/desired-state-error.js";
+import { documentFromValue, type DocumentIssue } from "../desired/document-value.js";
+import type { LoadedDocument } from "../desired/load.js";
+import type { Document, Kind } from "../desired/schema.js";
+import { applyActions, createApplyContext, type ApplyOptions } from "../reconcile/apply.js";
+import type { ApplyContext } from "../reconcile/kinds/kind-engine.js";
+import type { LiveState, PlannedAction } from "../reconcile/model.js";
+import { needsOf, plan } from "../reconcile/plan.js";
+import type { LiveCache } from "./live-cache.js";
+import type { Logger } from "./runtime/index.js";
+
+/** Where a document made from terraform values stands (terraform names the resource itself). */
+const TERRAFORM: SourceLocation = { file: "terraform", line: 1, column: 1 };
+
+/** What configuring the provider makes: the clients and the live state of this terraform command. */
+export interface ConvergeSession {
+  readonly cache: LiveCache;
+  readonly clients: Clients;
+  readonly log: Logger;
+}
+
+/** A document the kind's schema refused, with every field it breaks. */
+export interface RefusedDocument {
+  readonly issues: ReadonlyArray<DocumentIssue>;
+}
+
+/** What the engine plans for one document against live state: the one action, or why there is none. */
+export type OnePlan =
+  | { readonly action: PlannedAction; readonly live: LiveState; readonly loaded: LoadedDocument }
+  | { readonly problems: ReadonlyArray<{ readonly path: string; readonly message: string }>; readonly live: LiveState };
+
+/** A document of `kind` made from terraform values, checked by its kind's schema. */
+export function terraformDocument(kind: Kind, value: unknown): { readonly loaded: LoadedDocument } | RefusedDocument {
+  return documentFromValue(kind, value, TERRAFORM) as { readonly loaded: LoadedDocument } | RefusedDocument;
+}
+
+/**
+ * Plans one document as `converge plan` would, against the live state this command read (read now
+ * if it was not): the same identity, defaults, diff rules and protections. `live` lets the caller
+ * see the state the plan was made against.
+ */
+export async function planDocument(session: ConvergeSession, loaded: LoadedDocument, options: { readonly signal?: AbortSignal; readonly live?: (live: LiveState) => LiveState } = {}): Promise<OnePlan> {
+  const read = await session.cache.read(needsOf([loaded]), options.signal);
+  const live = options.live ? options.live(read) : read;
+  // twins are never repaired from terraform: a resource is one live item, and it has no pin to choose among several
+  const result = plan([loaded], live, { refuseTwins: true });
+  if (result.problems.length > 0) return { problems: result.problems, live };
+  const [action] = result.plan.actions;
+  if (!action) return { problems: [{ path: "", message: "the engine planned nothing for this resource" }], live };
+  return { action, live, loaded };
+}
+
+/** Applies one planned action; resolves to the apply's context (what a kind recorded, e.g. the created integrationId), or throws what failed. */
+export async function applyAction(session: ConvergeSession, action: PlannedAction, options: ApplyOptions): Promise<ApplyContext> {
+  // terraform holds each live resource by its ID: two identical integrations are two resources, not twins to settle
+  const context = createApplyContext(session.clients, { ...options, settleCreated: false, notice: (message) => session.log.info(message) });
+  const report = await applyActions({ actions: [action] }, context);
+  const failed = report.outcomes.find((outcome) => outcome.status === "failed");
+  if (failed) throw new Error(failed.error ?? `${action.type} of ${action.address} failed`);
+  return context;
+}
+
+export type { Document };
