@@ -86,6 +86,7 @@ export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, 
     actions.push(...removed.actions);
     problems.push(...removed.problems);
   }
+  let liveFingerprint: string | undefined;
   const protectedActions = applyProtections(actions, live)
     .map((action, index) => ({ action, index }))
     .sort((a, b) => a.action.phase - b.action.phase || a.index - b.index)
@@ -93,7 +94,12 @@ export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, 
   return {
     plan: {
       formatVersion: PLAN_FORMAT_VERSION,
-      liveFingerprint: fingerprint(live),
+      // hashed when read (plan files, apply's check): a plan made for one resource at a time, as the
+      // terraform provider makes them, never hashes the whole API it read
+      get liveFingerprint() {
+        liveFingerprint ??= fingerprint(live);
+        return liveFingerprint;
+      },
       prune: options.prune ?? false,
       repairTwins: options.repairTwins ?? false,
       actions: protectedActions,

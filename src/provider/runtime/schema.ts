@@ -101,6 +101,18 @@ export type StateOf<S extends BlockSchema> = ObjectOf<S, never>;
 
 /** The object type a block's values have (attributes and nested blocks as attributes). */
 export function impliedType(block: BlockSchema): CtyType {
+  // every call of a resource decodes its values with it: made once per schema (schemas are not changed once served)
+  let type = impliedTypes.get(block);
+  if (type === undefined) {
+    type = buildImpliedType(block);
+    impliedTypes.set(block, type);
+  }
+  return type;
+}
+
+const impliedTypes = new WeakMap<BlockSchema, CtyType>();
+
+function buildImpliedType(block: BlockSchema): CtyType {
   const attributes: Record<string, CtyType> = {};
   for (const [name, attribute] of Object.entries(block.attributes)) attributes[name] = attribute.type;
   for (const [name, nested] of Object.entries(block.blocks ?? {})) {
