@@ -43,7 +43,8 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
   const log = hclogLogger((line) => stderr.write(line), logLevelFromEnvironment(env));
   const certificate = handshake.clientCertificatePem === undefined ? undefined : selfSignedCertificate();
   const protocol = loadProtocol();
-  const server = new Server({ "grpc.max_receive_message_length": -1, "grpc.max_send_message_length": -1 });
+  // channelz (gRPC's introspection service) is off: it books every call, and terraform makes thousands
+  const server = new Server({ "grpc.max_receive_message_length": -1, "grpc.max_send_message_length": -1, "grpc.enable_channelz": 0 });
 
   let handlers: Promise<Readonly<Record<string, UnaryHandler>>> | undefined;
   const provider: UntypedServiceImplementation = {};

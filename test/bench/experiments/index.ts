@@ -5,7 +5,8 @@ import { clientVsAutocannon } from "./client-vs-autocannon.js";
 import { driftEstate } from "./drift-estate.js";
 import { htmlReport } from "./html-report.js";
 import { reconcileEstate } from "./reconcile-estate.js";
+import { terraformProvider } from "./terraform-provider.js";
 import { validateEstate } from "./validate-estate.js";
 
 /** Every comparison benchmark, in the order they run after the load cases. */
-export const BENCH_EXPERIMENTS: ReadonlyArray<BenchExperiment> = [clientVsAutocannon, validateEstate, reconcileEstate, driftEstate, htmlReport, cdktfApply, buildsCompared];
+export const BENCH_EXPERIMENTS: ReadonlyArray<BenchExperiment> = [clientVsAutocannon, validateEstate, reconcileEstate, driftEstate, htmlReport, cdktfApply, terraformProvider, buildsCompared];

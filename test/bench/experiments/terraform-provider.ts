@@ -1,0 +1,237 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { startService, type RunningService } from "../../../src/service/index.js";
+import { runProcess } from "../../support/run-process.js";
+import { builtCliPath } from "../../support/serve-process.js";
+import { APIS, ESTATE_TOKEN, estateWorld } from "../estate.js";
+import type { BenchExperiment } from "../experiment.js";
+import { runCli } from "../run-cli.js";
+import { median } from "../stats.js";
+
+const TERRAFORM = process.env.TERRAFORM ?? "terraform";
+/** The reads of a no-change plan, as the service names them. */
+const READS = ["GetApis", "GetApi", "GetRoutes", "GetIntegrations", "GetRoute", "GetIntegration"];
+
+/** The sizes measured: routes and integrations (half each, every route targeting its integration), over HTTP APIs. */
+const SIZES = [
+  { resources: 100, apis: 1 },
+  { resources: 1000, apis: 4 },
+] as const;
+type Size = (typeof SIZES)[number];
+
+/** The i-th pair of a size: its API and its index. */
+function pairs(size: Size): Array<{ apiId: string; i: number }> {
+  return Array.from({ length: size.resources / 2 }, (_, i) => ({ apiId: APIS[i % size.apis]!.apiId, i }));
+}
+
+const PROVIDER_BLOCK = 'terraform {\n  required_providers {\n    converge = { source = "converge/converge" }\n  }\n}\n\n';
+
+function providerConfig(size: Size): string {
+  return PROVIDER_BLOCK + pairs(size).map(({ apiId, i }) => `resource "converge_integration" "backend_${i}" {
+  api_id                 = "${apiId}"
+  integration_type       = "HTTP_PROXY"
+  integration_uri        = "https://svc-${i}.internal.example/api"
+  integration_method     = "ANY"
+  payload_format_version = "1.0"
+}
+
+resource "converge_route" "route_${i}" {
+  api_id    = "${apiId}"
+  route_key = "GET /resource-${i}/{id}"
+  target    = "integrations/\${converge_integration.backend_${i}.integration_id}"
+}
+`).join("\n");
+}
+
+/** terraform's own floor: as many terraform_data resources, each route's depending on its integration's. */
+function terraformDataConfig(size: Size): string {
+  return pairs(size).map(({ apiId, i }) => `resource "terraform_data" "backend_${i}" {
+  input = { api_id = "${apiId}", integration_uri = "https://svc-${i}.internal.example/api", integration_type = "HTTP_PROXY" }
+}
+
+resource "terraform_data" "route_${i}" {
+  input = { api_id = "${apiId}", route_key = "GET /resource-${i}/{id}", target = terraform_data.backend_${i}.id }
+}
+`).join("\n");
+}
+
+function desiredState(size: Size): string {
+  return pairs(size).map(({ apiId, i }) => `kind: Integration
+name: backend-${i}
+api: ${apiId}
+spec: {integrationType: HTTP_PROXY, integrationUri: "https://svc-${i}.internal.example/api", integrationMethod: ANY, payloadFormatVersion: "1.0"}
+---
+kind: Route
+api: ${apiId}
+spec: {routeKey: "GET /resource-${i}/{id}", target: {integration: backend-${i}}}
+`).join("---\n");
+}
+
+interface Timed {
+  readonly code: number | null;
+  readonly output: string;
+  readonly wallMs: number;
+}
+
+async function terraform(args: ReadonlyArray<string>, cwd: string, env: Record<string, string>): Promise<Timed> {
+  const { code, stdout, stderr, wallMs } = await runProcess(TERRAFORM, args, { cwd, env, timeoutMs: 900_000 });
+  return { code, output: stdout + stderr, wallMs };
+}
+
+function reads(service: RunningService): number {
+  return READS.reduce((sum, operation) => sum + service.requests.count({ operation }), 0);
+}
+
+/** Runs `use` against a fresh service of the estate's world (no latency, no throttle). */
+async function withService<T>(use: (service: RunningService) => Promise<T>): Promise<T> {
+  const service = await startService({ port: 0, world: estateWorld({ latencyMs: 0 }), recordRequests: false });
+  try {
+    return await use(service);
+  } finally {
+    await service.close();
+  }
+}
+
+interface Series {
+  apply: number[];
+  plan: number[];
+  planReads: number[];
+}
+
+const series = (): Series => ({ apply: [], plan: [], planReads: [] });
+
+/**
+ * Issue "a native Terraform provider": at 100 and 1,000 routes and integrations, in the same run,
+ * `terraform apply` from empty and a no-change `terraform plan` with converge's provider, against as
+ * many `terraform_data` resources (terraform's own floor: no provider process, no I/O), against the
+ * same provider with every resource's work taken out (the protocol floor of this runtime), and
+ * against `converge apply` / `converge plan` of the same desired state; with the requests each
+ * no-change plan sends.
+ */
+export const terraformProvider: BenchExperiment = {
+  name: "terraform-provider",
+  description: "terraform apply from empty and no-change plan with the converge provider (100 and 1,000 routes + integrations) vs terraform_data, the protocol floor, and converge apply / plan",
+  async run({ rounds }) {
+    const problems: string[] = [];
+    const home = await mkdtemp(join(tmpdir(), "converge-bench-provider-"));
+    const results: Array<{ size: Size; provider: Series; floor: Series; data: Series; converge: Series }> = [];
+    try {
+      const cliConfig = join(home, "terraformrc");
+      const floorDir = join(home, "floor");
+      await mkdir(floorDir);
+      await writeFile(join(floorDir, "terraform-provider-converge"), `#!/bin/sh\nexec ${process.execPath} ${resolve(import.meta.dirname, "../floor-provider.js")} "$@"\n`, { mode: 0o755 });
+      const floorConfig = join(home, "floor.tfrc");
+      await writeFile(cliConfig, "");
+      await writeFile(floorConfig, `provider_installation {\n  dev_overrides {\n    "converge/converge" = "${floorDir}"\n  }\n  direct {}\n}\n`);
+      const baseEnv = { PATH: process.env.PATH ?? "", HOME: home, CHECKPOINT_DISABLE: "1", TF_IN_AUTOMATION: "1", CONVERGE_TOKEN: ESTATE_TOKEN };
+      const install = await runProcess(process.execPath, [builtCliPath(), "provider", "install"], { env: baseEnv });
+      if (install.code !== 0) throw new Error(`converge provider install exited ${install.code}: ${install.stderr}`);
+
+      for (const size of SIZES) {
+        const result = { size, provider: series(), floor: series(), data: series(), converge: series() };
+        results.push(result);
+        const dirs = { provider: join(home, `provider-${size.resources}`), floor: join(home, `floor-${size.resources}`), data: join(home, `data-${size.resources}`), desired: join(home, `desired-${size.resources}`) };
+        for (const dir of Object.values(dirs)) await mkdir(dir);
+        await writeFile(join(dirs.provider, "main.tf"), providerConfig(size));
+        await writeFile(join(dirs.floor, "main.tf"), providerConfig(size));
+        await writeFile(join(dirs.data, "main.tf"), terraformDataConfig(size));
+        await writeFile(join(dirs.desired, "estate.yaml"), desiredState(size));
+        const env = { ...baseEnv, TF_CLI_CONFIG_FILE: cliConfig };
+        const floorEnv = { ...baseEnv, TF_CLI_CONFIG_FILE: floorConfig };
+        for (const [dir, dirEnv] of [[dirs.provider, env], [dirs.data, env]] as const) {
+          const init = await terraform(["init", "-input=false", "-no-color"], dir, dirEnv);
+          if (init.code !== 0) throw new Error(`terraform init in ${dir} exited ${init.code}: ${init.output.slice(-600)}`);
+        }
+
+        for (let round = 0; round < rounds; round += 1) {
+          const check = (what: string, timed: Timed, expected: number) => {
+            if (timed.code !== expected) problems.push(`${size.resources}, round ${round + 1}: ${what} exited ${timed.code} (expected ${expected}): ${timed.output.slice(-400)}`);
+          };
+          // each way in turn, the order rotating by round, each from empty on a service of its own
+          const ways: Array<() => Promise<void>> = [
+            () => withService(async (service) => {
+              await rm(join(dirs.provider, "terraform.tfstate"), { force: true });
+              const withEndpoint = { ...env, CONVERGE_ENDPOINT: service.url };
+              service.requests.recordBodies = false;
+              const applied = await terraform(["apply", "-auto-approve", "-input=false", "-no-color"], dirs.provider, withEndpoint);
+              check("provider apply", applied, 0);
+              service.requests.reset();
+              const planned = await terraform(["plan", "-detailed-exitcode", "-input=false", "-no-color"], dirs.provider, withEndpoint);
+              check("provider plan", planned, 0);
+              result.provider.apply.push(applied.wallMs);
+              result.provider.plan.push(planned.wallMs);
+              result.provider.planReads.push(reads(service));
+            }),
+            async () => {
+              await rm(join(dirs.floor, "terraform.tfstate"), { force: true });
+              const applied = await terraform(["apply", "-auto-approve", "-input=false", "-no-color"], dirs.floor, floorEnv);
+              check("floor apply", applied, 0);
+              const planned = await terraform(["plan", "-detailed-exitcode", "-input=false", "-no-color"], dirs.floor, floorEnv);
+              check("floor plan", planned, 0);
+              result.floor.apply.push(applied.wallMs);
+              result.floor.plan.push(planned.wallMs);
+            },
+            async () => {
+              await rm(join(dirs.data, "terraform.tfstate"), { force: true });
+              const applied = await terraform(["apply", "-auto-approve", "-input=false", "-no-color"], dirs.data, env);
+              check("terraform_data apply", applied, 0);
+              const planned = await terraform(["plan", "-detailed-exitcode", "-input=false", "-no-color"], dirs.data, env);
+              check("terraform_data plan", planned, 0);
+              result.data.apply.push(applied.wallMs);
+              result.data.plan.push(planned.wallMs);
+            },
+            () => withService(async (service) => {
+              const cliEnv = { CONVERGE_ENDPOINT: service.url, CONVERGE_TOKEN: ESTATE_TOKEN };
+              const applied = await runCli(["apply", "-f", dirs.desired, "--auto-approve"], cliEnv);
+              check("converge apply", { code: applied.code, output: applied.stderr, wallMs: applied.wallMs }, 0);
+              service.requests.reset();
+              const planned = await runCli(["plan", "-f", dirs.desired], cliEnv);
+              check("converge plan", { code: planned.code, output: planned.stderr + planned.stdout, wallMs: planned.wallMs }, 0);
+              result.converge.apply.push(applied.wallMs);
+              result.converge.plan.push(planned.wallMs);
+              result.converge.planReads.push(reads(service));
+            }),
+          ];
+          for (let k = 0; k < ways.length; k += 1) await ways[(k + round) % ways.length]!();
+          process.stderr.write(`terraform-provider ${size.resources}: round ${round + 1}/${rounds}: provider apply ${Math.round(result.provider.apply.at(-1)!)} ms, plan ${Math.round(result.provider.plan.at(-1)!)} ms (${result.provider.planReads.at(-1)} reads); terraform_data ${Math.round(result.data.apply.at(-1)!)} / ${Math.round(result.data.plan.at(-1)!)} ms; floor ${Math.round(result.floor.apply.at(-1)!)} / ${Math.round(result.floor.plan.at(-1)!)} ms; converge ${Math.round(result.converge.apply.at(-1)!)} / ${Math.round(result.converge.plan.at(-1)!)} ms (${result.converge.planReads.at(-1)} reads)\n`);
+        }
+      }
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+
+    const ms = (values: number[]) => `${(median(values) / 1000).toFixed(2)} s`;
+    const ratio = (a: number[], b: number[]) => (median(a) / median(b)).toFixed(2);
+    const rows = results.flatMap(({ size, provider, floor, data, converge }) => {
+      const applyRatio = median(provider.apply) / median(data.apply);
+      const planRatio = median(provider.plan) / median(data.plan);
+      return [
+        `| ${size.resources} | apply from empty | ${ms(provider.apply)} | ${ms(data.apply)} | ${ratio(provider.apply, data.apply)} (goal ≤ 1.5: ${applyRatio <= 1.5 ? "met" : "NOT met"}) | ${ms(floor.apply)} | ${ms(converge.apply)} |`,
+        `| ${size.resources} | no-change plan | ${ms(provider.plan)} | ${ms(data.plan)} | ${ratio(provider.plan, data.plan)} (goal ≤ 1.5: ${planRatio <= 1.5 ? "met" : "NOT met"}) | ${ms(floor.plan)} | ${ms(converge.plan)} |`,
+      ];
+    });
+    const readRows = results.map(({ size, provider, converge }) => {
+      const ours = median(provider.planReads);
+      const theirs = median(converge.planReads);
+      return `| ${size.resources} | ${ours} | ${theirs} | ${ours <= theirs ? "met" : "NOT met"} |`;
+    });
+    const markdown = [
+      "### Terraform provider: terraform apply and plan of routes and integrations",
+      "",
+      `Routes and integrations (half each, each route targeting its integration; 100 in one HTTP API, 1,000 over 4), against the embedded service in the bench process with no latency or throttle; ${rounds} rounds, the four ways in rotating order, each from empty; medians. terraform_data: as many resources of terraform's built-in type (no provider process, no I/O). Protocol floor: the same provider and schemas with every resource's work taken out (test/bench/floor-provider.ts).`,
+      "",
+      "| resources | run | converge provider | terraform_data | ratio | protocol floor | converge CLI |",
+      "| --- | --- | --- | --- | --- | --- | --- |",
+      ...rows,
+      "",
+      "Requests a no-change plan sends (reads; the provider's include its one GetApis):",
+      "",
+      "| resources | terraform plan with the provider | converge plan | provider ≤ converge |",
+      "| --- | --- | --- | --- |",
+      ...readRows,
+      "",
+    ].join("\n");
+    return { markdown, data: results, problems };
+  },
+};
