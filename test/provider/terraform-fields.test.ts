@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { INTEGRATION_FIELDS, ROUTE_FIELDS } from "../../src/spec/gateway.js";
+import { UNKNOWN, types } from "../../src/provider/runtime/index.js";
+import { attributeOfPath, ctyTypeOf, fromWire, specAttributes, specFields, specFromValues, toWire } from "../../src/provider/terraform-fields.js";
+
+/** The attributes of a kind's resource come from the spec's field tables; values cross between terraform's form and the wire's. */
+
+const ROUTE = specFields(ROUTE_FIELDS, { required: ["routeKey"], defaulted: ["authorizationType", "apiKeyRequired"], sets: ["authorizationScopes"] });
+const INTEGRATION = specFields(INTEGRATION_FIELDS, { required: ["integrationType"], defaulted: ["connectionType", "timeoutInMillis"] });
+
+describe("attributes from the spec's fields", () => {
+  it("names every route and integration field of the spec by its snake_case, and no other", () => {
+    expect(Object.keys(specAttributes(ROUTE)).sort()).toEqual([
+      "api_key_required", "authorization_scopes", "authorization_type", "authorizer_id", "model_selection_expression",
+      "operation_name", "request_models", "request_parameters", "route_key", "route_response_selection_expression", "target",
+    ]);
+    expect(Object.keys(specAttributes(INTEGRATION))).toHaveLength(Object.keys(INTEGRATION_FIELDS).length);
+    expect(specAttributes(INTEGRATION)).toHaveProperty("timeout_in_millis");
+    expect(specAttributes(INTEGRATION)).toHaveProperty("tls_config");
+  });
+
+  it.each([
+    ["route_key", { required: true }],
+    ["target", { optional: true }],
+    ["authorization_type", { optional: true, computed: true }],
+  ])("makes %s %j", (attribute, flags) => {
+    expect(specAttributes(ROUTE)[attribute]).toMatchObject(flags);
+  });
+
+  it.each([
+    [ROUTE_FIELDS.routeKey, types.string],
+    [ROUTE_FIELDS.authorizationType, types.string],
+    [ROUTE_FIELDS.apiKeyRequired, types.bool],
+    [INTEGRATION_FIELDS.timeoutInMillis, types.number],
+    [INTEGRATION_FIELDS.requestParameters, types.map(types.string)],
+    [INTEGRATION_FIELDS.responseParameters, types.map(types.map(types.string))],
+    [INTEGRATION_FIELDS.tlsConfig, types.object({ server_name_to_verify: types.string })],
+    [ROUTE_FIELDS.requestParameters, types.map(types.object({ required: types.bool }))],
+    [ROUTE_FIELDS.authorizationScopes, types.list(types.string)],
+  ])("gives a wire schema its terraform type (%#)", (schema, type) => {
+    expect(ctyTypeOf(schema)).toEqual(type);
+  });
+
+  it("types scopes as a set, compared as one by terraform", () => {
+    expect(ROUTE.find((field) => field.field === "authorizationScopes")?.type).toEqual(types.set(types.string));
+  });
+});
+
+describe("values between terraform and the wire", () => {
+  const tls = types.object({ server_name_to_verify: types.string });
+
+  it.each([
+    ["an object's attributes renamed", { server_name_to_verify: "a.example" }, tls, { serverNameToVerify: "a.example" }],
+    ["a null attribute of an object left out", { server_name_to_verify: null }, tls, {}],
+    ["map keys kept", { "overwrite:header.x-id": "$context.id" }, types.map(types.string), { "overwrite:header.x-id": "$context.id" }],
+    ["null as null", null, types.string, null],
+    ["unknown as undefined (don't care)", UNKNOWN, types.string, undefined],
+    ["a list with an unknown element as undefined", ["a", UNKNOWN], types.list(types.string), undefined],
+  ])("toWire: %s", (_, value, type, wire) => {
+    expect(toWire(value, type)).toEqual(wire);
+  });
+
+  it("reads the wire back: an absent field of an object is null", () => {
+    expect(fromWire({}, tls)).toEqual({ server_name_to_verify: null });
+    expect(fromWire(undefined, types.string)).toBeNull();
+    expect(fromWire({ "200": { a: "b" } }, types.map(types.map(types.string)))).toEqual({ "200": { a: "b" } });
+  });
+
+  it("makes a spec of values: unknown left out, null optional 'must be absent', null defaulted and required left out", () => {
+    const values = { route_key: "GET /a", target: null, authorization_type: null, authorizer_id: UNKNOWN, authorization_scopes: ["b", "a"] };
+    expect(specFromValues(ROUTE, values)).toEqual({
+      routeKey: "GET /a",
+      target: null,
+      authorizationScopes: ["b", "a"],
+      ...Object.fromEntries(["requestParameters", "requestModels", "modelSelectionExpression", "routeResponseSelectionExpression", "operationName"].map((field) => [field, null])),
+    });
+  });
+});
+
+describe("the attribute a document path names", () => {
+  it.each([
+    ["api", { attribute: "api_id", prefix: "api" }],
+    ["spec.routeKey", { attribute: "route_key", prefix: "spec.routeKey" }],
+    ['spec.requestParameters["x"]', { attribute: "request_parameters", prefix: "spec.requestParameters" }],
+    ["spec.routeId", { attribute: "route_id", prefix: "spec.routeId" }],
+    ["spec.nothing", undefined],
+    ["", undefined],
+  ])("%s", (path, expected) => {
+    expect(attributeOfPath(ROUTE, path, { api: "api_id", "spec.routeId": "route_id" })).toEqual(expected);
+  });
+});
