@@ -1,15 +1,19 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** terraform's source address of the provider: `source = "converge/converge"` in `required_providers`. */
 export const PROVIDER_SOURCE = "converge/converge";
-const PROVIDER_HOST_PATH = "registry.terraform.io/converge/converge";
+/**
+ * Where the mirror holds the provider: under the host the short source address stands for, which is
+ * terraform's registry for terraform and OpenTofu's for OpenTofu (both read the same mirror).
+ */
+const PROVIDER_HOST_PATHS = ["registry.terraform.io/converge/converge", "registry.opentofu.org/converge/converge"];
 
 /** What `installProvider` did. */
 export interface InstalledProvider {
-  /** The executable terraform starts. */
+  /** The executable terraform starts (OpenTofu's is beside it, under its own registry's host). */
   readonly executable: string;
   readonly version: string;
   /** terraform's platform name of this machine (`linux_amd64`). */
@@ -18,10 +22,16 @@ export interface InstalledProvider {
   readonly mirror: string;
 }
 
-/** The version of this converge (package.json's). */
+/** The version of this converge: its package.json's, the first one above this module (compiled or not). */
 export function convergeVersion(): string {
-  const packageJson = fileURLToPath(new URL("../../../package.json", import.meta.url));
-  return (JSON.parse(readFileSync(packageJson, "utf8")) as { version: string }).version;
+  for (let directory = dirname(fileURLToPath(import.meta.url)); ; directory = dirname(directory)) {
+    const file = join(directory, "package.json");
+    if (existsSync(file)) {
+      const packageJson = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
+      if (packageJson.name === "converge" && packageJson.version) return packageJson.version;
+    }
+    if (dirname(directory) === directory) throw new Error(`no package.json of converge above ${fileURLToPath(import.meta.url)}`);
+  }
 }
 
 /** terraform's name of a platform: `linux_amd64`, `darwin_arm64`. */
@@ -35,7 +45,8 @@ export function terraformPlatform(platform: NodeJS.Platform = process.platform, 
 /**
  * Puts `terraform-provider-converge` where terraform finds it without any CLI configuration:
  * terraform's implied local mirror `$HOME/.terraform.d/plugins` (or `mirror`, another filesystem
- * mirror), in its unpacked layout `registry.terraform.io/converge/converge/VERSION/PLATFORM/`. The
+ * mirror), in its unpacked layout `registry.terraform.io/converge/converge/VERSION/PLATFORM/` (and
+ * `registry.opentofu.org/…` for OpenTofu). The
  * executable is a shell script that runs this converge's provider on this Node.js; it is written
  * whole and renamed into place, so a terraform that starts it meanwhile never sees half of it.
  */
@@ -44,16 +55,17 @@ export function installProvider(options: { readonly mirror?: string | undefined;
   const mirror = options.mirror ?? join(env.HOME || homedir(), ".terraform.d", "plugins");
   const version = convergeVersion();
   const platform = terraformPlatform();
-  const directory = join(mirror, PROVIDER_HOST_PATH, version, platform);
-  const executable = join(directory, `terraform-provider-converge_v${version}`);
   const main = fileURLToPath(new URL("./main.js", import.meta.url));
   const script = `#!/bin/sh\n# converge ${version}: the terraform provider, on the Node.js that installed it\nexec ${shellQuote(process.execPath)} ${shellQuote(main)} "$@"\n`;
-  mkdirSync(directory, { recursive: true });
-  const partial = `${executable}.${process.pid}.partial`;
-  writeFileSync(partial, script, { mode: 0o755 });
-  chmodSync(partial, 0o755);
-  renameSync(partial, executable);
-  return { executable, version, platform, mirror: resolve(mirror) };
+  const [executable, ...others] = PROVIDER_HOST_PATHS.map((hostPath) => join(mirror, hostPath, version, platform, `terraform-provider-converge_v${version}`));
+  for (const path of [executable!, ...others]) {
+    mkdirSync(dirname(path), { recursive: true });
+    const partial = `${path}.${process.pid}.partial`;
+    writeFileSync(partial, script, { mode: 0o755 });
+    chmodSync(partial, 0o755);
+    renameSync(partial, path);
+  }
+  return { executable: executable!, version, platform, mirror: resolve(mirror) };
 }
 
 function shellQuote(text: string): string {
