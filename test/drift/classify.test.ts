@@ -4,6 +4,7 @@ import { classifyDrift } from "../../src/reconcile/drift-classify.js";
 import type { DriftResource } from "../../src/reconcile/drift-report.js";
 import type { LiveState } from "../../src/reconcile/model.js";
 import type { Integration, Route } from "../../src/spec/gateway.js";
+import { liveApi } from "../support/live-api.js";
 
 /**
  * classifyDrift is pure: documents and live state in, one outcome per resource out. These cases pin
@@ -23,7 +24,7 @@ function documentsOf(files: Readonly<Record<string, string>>): LoadedDocument[] 
 
 function liveWith(api: { routes?: Route[]; integrations?: Integration[] } = {}, rest: Partial<LiveState> = {}): LiveState {
   return {
-    apis: { [API]: { apiId: API, name: "orders", protocolType: "HTTP", routes: api.routes ?? [], integrations: api.integrations ?? [] } },
+    apis: { [API]: liveApi({ apiId: API, name: "orders", protocolType: "HTTP", ...api }) },
     apiIdsByName: { orders: [API] },
     contacts: {},
     regions: {},

@@ -4,6 +4,7 @@ import { parseAllDocuments } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
 import { E2E_TIMEOUT_MS, EXAMPLES_DIR, TempDirs, converge, expectExit, startE2eService, writeFiles } from "./e2e-fixture.js";
+import { KINDS } from "../../src/desired/schema.js";
 
 /**
  * `converge schema` and the desired-state file formats: the JSON Schema editors complete against,
@@ -30,7 +31,8 @@ describe.concurrent("converge schema", { timeout: E2E_TIMEOUT_MS }, () => {
     const schema = JSON.parse(result.stdout) as { $schema: string; $id: string; title: string; oneOf: SchemaBranch[] };
     expect(schema.$schema).toBe("https://json-schema.org/draft/2020-12/schema");
     expect(schema.title).toBe("converge desired-state document");
-    expect(schema.oneOf.map((branch) => branch.properties.kind?.const)).toEqual(["AlternateContact", "Integration", "Route", "RegionOptIn", "Api"]);
+    // every kind the registry knows, in its order (AnyDocument must list each one)
+    expect(schema.oneOf.map((branch) => branch.properties.kind?.const)).toEqual([...KINDS]);
     for (const branch of schema.oneOf) {
       expect(branch).toMatchObject({ type: "object", additionalProperties: false });
       expect(branch.required).toContain("kind");

@@ -7,6 +7,7 @@ import type { LiveApi, LiveState } from "../../src/reconcile/model.js";
 import { renderExportStream, renderExportedFile } from "../../src/reconcile/render-export.js";
 import { exportScopeOf } from "../../src/cli/commands/export-command.js";
 import type { Integration, Route } from "../../src/spec/gateway.js";
+import { liveApi } from "../support/live-api.js";
 
 /**
  * The pure half of `converge export`: live state → documents (what is left out, how integrations
@@ -17,7 +18,7 @@ import type { Integration, Route } from "../../src/spec/gateway.js";
 const API_ID = "api0000001";
 
 function api(protocolType: "HTTP" | "WEBSOCKET", integrations: Integration[], routes: Route[] = []): LiveApi & { protocolType: "HTTP" | "WEBSOCKET" } {
-  return { apiId: API_ID, name: "test", protocolType, integrations, routes };
+  return liveApi({ apiId: API_ID, name: "test", protocolType, integrations, routes });
 }
 
 function integration(integrationId: string, fields: Partial<Integration> = {}): Integration {

@@ -10,7 +10,8 @@ import { routeEngine, type RouteRequest } from "./route.js";
 
 /**
  * The engine half of every resource kind (the model half: src/desired/kinds/registry.ts). Adding a
- * kind: its schema, a model and an engine file, one line in each registry (README, "Adding a kind").
+ * kind: its schema, a model and an engine file, its import and entry in each registry (README,
+ * "Adding a kind").
  */
 export const KIND_ENGINES = {
   AlternateContact: alternateContactEngine,
