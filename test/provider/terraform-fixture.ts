@@ -214,11 +214,15 @@ export class TerraformDir {
     return { child, exited };
   }
 
-  /** The resources of terraform.tfstate by address (`converge_route.get_orders`), with their attributes. */
+  /**
+   * The resources of terraform.tfstate by address (`converge_route.get_orders`), with their
+   * attributes; none when there is no state file, or an empty one (what a killed terraform leaves).
+   */
   state(): Record<string, StateAttributes> {
     const file = this.path("terraform.tfstate");
-    if (!existsSync(file)) return {};
-    const state = JSON.parse(readFileSync(file, "utf8")) as {
+    const text = existsSync(file) ? readFileSync(file, "utf8") : "";
+    if (text === "") return {};
+    const state = JSON.parse(text) as {
       resources: Array<{ mode: string; type: string; name: string; instances: Array<{ index_key?: string | number; attributes: StateAttributes }> }>;
     };
     const out: Record<string, StateAttributes> = {};
