@@ -7,6 +7,7 @@ import {
   DiagnosticsError,
   errorDiagnostic,
   isUnknown,
+  UNKNOWN,
   warningDiagnostic,
   type Diagnostic,
   type PlanResult,
@@ -64,6 +65,11 @@ export interface KindBinding {
    * whose live resource always exists (a Region). @default true
    */
   readonly mayAdopt?: boolean;
+  /**
+   * Computed attributes an update changes (a Region's status once it is enabled or disabled): the
+   * plan leaves them unknown, since terraform holds the apply to every value planned. @default none
+   */
+  readonly computedByUpdate?: ReadonlyArray<string>;
   /** The spec fields an action's changes are about (the engine's change paths). @default each change's path */
   changedFields?(action: PlannedAction): ReadonlyArray<string>;
   /** The spec fields the action's request sends, with their wire values (a create's body, an update's patch). */
@@ -143,10 +149,14 @@ function asConfigured(binding: KindBinding, values: Values, config: Values): Val
   return configured;
 }
 
-/** The plan with each defaulted attribute the configuration leaves out, and the engine's request sends, at the value it sends. */
+/**
+ * The plan with each defaulted attribute the configuration leaves out, and the engine's request
+ * sends, at the value it sends; and, for an update, the computed attributes it changes unknown.
+ */
 function withSentDefaults(binding: KindBinding, planned: Values, config: Values, action: PlannedAction): Values {
   const sent = binding.requestFields(action);
   const adjusted: Record<string, Value> = { ...planned };
+  if (action.type === "update") for (const attribute of binding.computedByUpdate ?? []) adjusted[attribute] = UNKNOWN;
   for (const field of binding.fields) {
     if (field.presence === "defaulted" && (config[field.attribute] ?? null) === null && Object.hasOwn(sent, field.field)) {
       adjusted[field.attribute] = fromWire(sent[field.field], field.type);

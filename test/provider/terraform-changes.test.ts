@@ -217,4 +217,32 @@ describe("changes under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
     const clean = await work.plan();
     expect(clean.code, describeResult(clean)).toBe(0);
   });
+
+  it("updates a Region opt-in in place: enabled = false disables the Region, and opt_status follows", async () => {
+    const region = TerraformDir.for(home, "region", service);
+    const optIn = (enabled: boolean) => `${providerBlock()}
+resource "converge_region_opt_in" "africa" {
+  account_id  = "222222222222"
+  region_name = "af-south-1"
+  enabled     = ${enabled}
+}
+`;
+    region.write(optIn(true));
+    expect((await region.init()).code).toBe(0);
+    const enable = await region.apply();
+    expect(enable.code, describeResult(enable)).toBe(0);
+    expect(region.attributes("converge_region_opt_in.africa")).toMatchObject({ id: "222222222222/af-south-1", enabled: true, opt_status: "ENABLED" });
+
+    region.write(optIn(false));
+    const { result: disable, requests } = await requestsDuring(service, () => region.apply());
+    expect(disable.code, describeResult(disable)).toBe(0);
+    expect(disable.stdout).toContain("~ enabled     = true -> false");
+    expect(disable.stdout).toContain('~ opt_status  = "ENABLED" -> (known after apply)');
+    expect(disable.stdout).toContain("Apply complete! Resources: 0 added, 1 changed, 0 destroyed.");
+    expect(operations(requests, { writesOnly: true })).toEqual(["DisableRegion"]);
+    expect(region.attributes("converge_region_opt_in.africa")).toMatchObject({ enabled: false, opt_status: "DISABLED" });
+    expect((await clients.account.getRegionOptStatus({ AccountId: "222222222222", RegionName: "af-south-1" })).RegionOptStatus).toBe("DISABLED");
+    const plan = await region.plan();
+    expect(plan.code, describeResult(plan)).toBe(0);
+  });
 });
