@@ -98,6 +98,12 @@ resource "converge_integration" "orders_backend" {
   request_parameters = {
     "overwrite:header.x-tenant" = "$context.authorizer.claims.tenant"
   }
+
+  # converge never deletes an integration a route still targets, and terraform deletes a removed
+  # integration before it retargets the routes: made this way, it is deleted after them instead.
+  lifecycle {
+    create_before_destroy = true
+  }
 }
 
 resource "converge_integration" "inventory_backend" {
@@ -107,6 +113,9 @@ resource "converge_integration" "inventory_backend" {
   integration_method     = "GET"
   payload_format_version = "1.0"
   description            = "read-only inventory lookups"
+  lifecycle {
+    create_before_destroy = true
+  }
 }
 
 resource "converge_route" "get_orders" {
@@ -144,6 +153,9 @@ resource "converge_integration" "chat_handler" {
   integration_method        = "POST"
   timeout_in_millis         = 29000
   content_handling_strategy = "CONVERT_TO_TEXT"
+  lifecycle {
+    create_before_destroy = true
+  }
 }
 
 resource "converge_integration" "disconnect_mock" {
@@ -153,6 +165,9 @@ resource "converge_integration" "disconnect_mock" {
   passthrough_behavior          = "WHEN_NO_MATCH"
   request_templates = {
     "application/json" = jsonencode({ statusCode = 200 })
+  }
+  lifecycle {
+    create_before_destroy = true
   }
 }
 

@@ -84,6 +84,14 @@ describe("examples/terraform-hcl under terraform 1.11", { timeout: TERRAFORM_TES
     expect(existsSync(control.path(".terraform.lock.hcl"))).toBe(false);
   });
 
+  it("has the example formatted as terraform fmt writes it, and valid", async () => {
+    const fmt = await example.run(["fmt", "-check", "-diff", "-no-color"]);
+    expect(fmt.code, describeResult(fmt)).toBe(0);
+    const validate = await example.run(["validate", "-no-color"]);
+    expect(validate.code, describeResult(validate)).toBe(0);
+    expect(validate.stdout).toContain("Success! The configuration is valid.");
+  });
+
   it("applies the example from empty, then plans no change", async () => {
     const { result: apply, requests } = await requestsDuring(service, () => example.apply());
     expect(apply.code, describeResult(apply)).toBe(0);

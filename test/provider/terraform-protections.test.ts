@@ -175,4 +175,65 @@ resource "converge_integration" "targeted" {
     expect((await liveIntegrations(clients, ORDERS_API)).some((integration) => integration.integrationId === integrationId)).toBe(true);
     expect(targeted.attributes("converge_integration.targeted").integration_id).toBe(integrationId);
   });
+
+  describe("a route retargeted to a new integration while the old one is removed, in one apply", () => {
+    /** An integration named `name` (of a backend of that name) and a route `key` targeting it. */
+    const swap = (name: string, key: string, createBeforeDestroy: boolean) => `${providerBlock()}
+resource "converge_integration" "${name}" {
+  api_id                 = "${ORDERS_API}"
+  integration_type       = "HTTP_PROXY"
+  integration_uri        = "https://retarget.example/${key}/${name}"
+  integration_method     = "GET"
+  payload_format_version = "2.0"
+${createBeforeDestroy ? "\n  lifecycle {\n    create_before_destroy = true\n  }\n" : ""}}
+
+resource "converge_route" "route" {
+  api_id    = "${ORDERS_API}"
+  route_key = "GET /${key}"
+  target    = "integrations/\${converge_integration.${name}.integration_id}"
+}
+`;
+
+    it("refuses to delete the old integration first, as terraform orders it without create_before_destroy, naming the route; the route applied first (-target), the rest follows", async () => {
+      const work = TerraformDir.for(home, "retarget", service);
+      work.write(swap("old", "retarget", false));
+      expect((await work.init()).code).toBe(0);
+      expect((await work.apply()).code).toBe(0);
+      const oldId = String(work.attributes("converge_integration.old").integration_id);
+      const routeId = String(work.attributes("converge_route.route").route_id);
+
+      work.write(swap("new", "retarget", false));
+      const { result: refused, requests } = await requestsDuring(service, () => work.apply());
+      expect(refused.code, describeResult(refused)).toBe(1);
+      expect(errorsOf(refused).map((error) => error.summary)).toEqual(["converge_integration: refused by a converge protection"]);
+      expect(errorsOf(refused)[0]!.text.replace(/\s+/g, " ")).toContain(`integration ${oldId} is still the target of route ${routeId}`);
+      expect(operations(requests, { writesOnly: true })).toEqual(["CreateIntegration"]);
+      expect((await liveRoutes(clients, ORDERS_API)).find((route) => route.routeId === routeId)?.target).toBe(`integrations/${oldId}`);
+
+      const route = await work.run(["apply", "-auto-approve", "-input=false", "-no-color", "-target=converge_route.route"]);
+      expect(route.code, describeResult(route)).toBe(0);
+      const rest = await work.apply();
+      expect(rest.code, describeResult(rest)).toBe(0);
+      expect(rest.stdout).toContain("Apply complete! Resources: 0 added, 0 changed, 1 destroyed.");
+      const newId = String(work.attributes("converge_integration.new").integration_id);
+      expect((await liveRoutes(clients, ORDERS_API)).find((candidate) => candidate.routeId === routeId)?.target).toBe(`integrations/${newId}`);
+      expect((await liveIntegrations(clients, ORDERS_API)).some((integration) => integration.integrationId === oldId)).toBe(false);
+    });
+
+    it("applies in one go when the old integration was made with create_before_destroy: create, retarget, then delete", async () => {
+      const work = TerraformDir.for(home, "retarget-cbd", service);
+      work.write(swap("old", "retarget-cbd", true));
+      expect((await work.init()).code).toBe(0);
+      expect((await work.apply()).code).toBe(0);
+      const oldId = String(work.attributes("converge_integration.old").integration_id);
+
+      work.write(swap("new", "retarget-cbd", true));
+      const { result: apply, requests } = await requestsDuring(service, () => work.apply());
+      expect(apply.code, describeResult(apply)).toBe(0);
+      expect(requests.filter((request) => request.write).map((request) => request.operation)).toEqual(["CreateIntegration", "UpdateRoute", "DeleteIntegration"]);
+      const newId = String(work.attributes("converge_integration.new").integration_id);
+      expect((await liveRoutes(clients, ORDERS_API)).find((route) => route.routeKey === "GET /retarget-cbd")?.target).toBe(`integrations/${newId}`);
+      expect((await liveIntegrations(clients, ORDERS_API)).some((integration) => integration.integrationId === oldId)).toBe(false);
+    });
+  });
 });
