@@ -245,4 +245,51 @@ resource "converge_region_opt_in" "africa" {
     const plan = await region.plan();
     expect(plan.code, describeResult(plan)).toBe(0);
   });
+
+  it("keeps integrations of one natural key apart, each its own live integration (made one after the other, or added later), and adopts only a live one as declared", async () => {
+    const sameKey = TerraformDir.for(home, "same-key", service);
+    const integration = (name: string) => `
+resource "converge_integration" "${name}" {
+  api_id                 = "${ORDERS_API}"
+  integration_type       = "HTTP_PROXY"
+  integration_uri        = "https://same-key.example/backend"
+  integration_method     = "GET"
+  payload_format_version = "2.0"
+  description            = "${name}"
+}
+`;
+    const live = async () => (await liveIntegrations(clients, ORDERS_API))
+      .filter((candidate) => candidate.integrationUri === "https://same-key.example/backend")
+      .map((candidate) => `${candidate.integrationId} ${candidate.description}`).sort();
+    const held = () => Object.entries(sameKey.state()).map(([address, attributes]) => `${String(attributes.integration_id)} ${address.slice("converge_integration.".length)}`).sort();
+
+    sameKey.write(providerBlock() + integration("first") + integration("second"));
+    expect((await sameKey.init()).code).toBe(0);
+    // one at a time: the second is created after the first exists, with the same natural key
+    const apply = await sameKey.apply("-parallelism=1");
+    expect(apply.code, describeResult(apply)).toBe(0);
+    expect(diagnosticsOf(apply.stdout + apply.stderr)).toEqual([]);
+    expect(await live()).toHaveLength(2);
+    expect(await live()).toEqual(held());
+
+    sameKey.write(providerBlock() + integration("first") + integration("second") + integration("third"));
+    const added = await sameKey.apply("-parallelism=1");
+    expect(added.code, describeResult(added)).toBe(0);
+    expect(added.stdout).toContain("Apply complete! Resources: 1 added, 0 changed, 0 destroyed.");
+    expect(await live()).toHaveLength(3);
+    expect(await live()).toEqual(held());
+
+    // made outside terraform: one as the next declaration has it (adopted), one that differs from it (left alone)
+    const body = { integrationType: "HTTP_PROXY", integrationUri: "https://same-key.example/backend", integrationMethod: "GET", payloadFormatVersion: "2.0" } as const;
+    const asDeclared = await clients.gateway.createIntegration(ORDERS_API, { ...body, description: "fourth" });
+    const differing = await clients.gateway.createIntegration(ORDERS_API, { ...body, description: "made by hand" });
+    sameKey.write(providerBlock() + integration("first") + integration("second") + integration("third") + integration("fourth"));
+    const adopted = await sameKey.apply();
+    expect(adopted.code, describeResult(adopted)).toBe(0);
+    expect(diagnosticsOf(adopted.stdout).map((diagnostic) => diagnostic.summary)).toEqual(["converge_integration: adopts a live resource instead of creating one"]);
+    expect(sameKey.attributes("converge_integration.fourth").integration_id).toBe(asDeclared.integrationId);
+    expect(await live()).toEqual([...held(), `${differing.integrationId} made by hand`].sort());
+    const plan = await sameKey.plan();
+    expect(plan.code, describeResult(plan)).toBe(0);
+  });
 });
