@@ -116,7 +116,7 @@ export const convergeProvider: ProviderDefinition<Schema, ConvergeSession> = {
       throw new DiagnosticsError(problem);
     }
     log.debug("configured", { gateway: gateway.origin, account: account.origin });
-    return { cache, clients: cache.clients, log };
+    return { cache, clients: cache.clients, log, held: new Set<string>() };
   },
   resources: {
     converge_alternate_contact: alternateContactResource,

@@ -7,6 +7,7 @@ import {
   DiagnosticsError,
   errorDiagnostic,
   isUnknown,
+  UNKNOWN,
   warningDiagnostic,
   type Diagnostic,
   type PlanResult,
@@ -14,6 +15,7 @@ import {
   type Schema,
   type Value,
 } from "./runtime/index.js";
+import type { LoadedDocument } from "../desired/load.js";
 import { applyAction, planDocument, terraformDocument, type ConvergeSession, type OnePlan } from "./session.js";
 import { fromWire, type AttributeOfPath, type SpecField } from "./terraform-fields.js";
 
@@ -24,6 +26,20 @@ export type Values = Readonly<Record<string, Value>>;
 export interface DocumentOptions {
   readonly pin?: Values | undefined;
   readonly ensure?: "absent";
+}
+
+/**
+ * For a kind terraform may hold several live resources of under one converge identity
+ * (integrations of one natural key, each resource pinned by its ID): which live resource a state
+ * holds, and which ones a new resource may adopt.
+ */
+export interface Holding {
+  /** The key of the live resource a state holds (`API_ID/INTEGRATION_ID`); undefined while it holds none. */
+  heldKey(state: Values): string | undefined;
+  /** The keys of the live resources in `live` that `document` matches by converge's identity. */
+  matches(live: LiveState, document: Document): string[];
+  /** `live` keeping, of the live resources `document` matches, only the one of `key` (none when undefined). */
+  only(live: LiveState, document: Document, key: string | undefined): LiveState;
 }
 
 /**
@@ -64,6 +80,18 @@ export interface KindBinding {
    * whose live resource always exists (a Region). @default true
    */
   readonly mayAdopt?: boolean;
+  /**
+   * Set for kinds of which one converge identity may name several live resources (integrations):
+   * a new resource then adopts only a live one that is as declared, was live before the command,
+   * and no state the process has seen holds (planNew). @default any match is adopted (a route of its key, a
+   * contact of its type: there is only one)
+   */
+  readonly holding?: Holding;
+  /**
+   * Computed attributes an update changes (a Region's status once it is enabled or disabled): the
+   * plan leaves them unknown, since terraform holds the apply to every value planned. @default none
+   */
+  readonly computedByUpdate?: ReadonlyArray<string>;
   /** The spec fields an action's changes are about (the engine's change paths). @default each change's path */
   changedFields?(action: PlannedAction): ReadonlyArray<string>;
   /** The spec fields the action's request sends, with their wire values (a create's body, an update's patch). */
@@ -143,10 +171,14 @@ function asConfigured(binding: KindBinding, values: Values, config: Values): Val
   return configured;
 }
 
-/** The plan with each defaulted attribute the configuration leaves out, and the engine's request sends, at the value it sends. */
+/**
+ * The plan with each defaulted attribute the configuration leaves out, and the engine's request
+ * sends, at the value it sends; and, for an update, the computed attributes it changes unknown.
+ */
 function withSentDefaults(binding: KindBinding, planned: Values, config: Values, action: PlannedAction): Values {
   const sent = binding.requestFields(action);
   const adjusted: Record<string, Value> = { ...planned };
+  if (action.type === "update") for (const attribute of binding.computedByUpdate ?? []) adjusted[attribute] = UNKNOWN;
   for (const field of binding.fields) {
     if (field.presence === "defaulted" && (config[field.attribute] ?? null) === null && Object.hasOwn(sent, field.field)) {
       adjusted[field.attribute] = fromWire(sent[field.field], field.type);
@@ -185,10 +217,36 @@ export function kindResource(binding: KindBinding): ResourceType<Schema, Converg
     return "action" in planned && planned.action.type === "refused" ? [refusal(binding, planned.action, true)] : [];
   }
 
+  /** Notes the live resource a state holds, so that no new resource of this command adopts it. */
+  function hold(session: ConvergeSession, state: Values | null): void {
+    const key = state === null ? undefined : binding.holding?.heldKey(state);
+    if (key !== undefined) session.held.add(key);
+  }
+
+  /**
+   * Plans a new resource as the engine does; for a kind with `holding`, adopting only a live
+   * resource that is as declared (a no-op), was live before the command (never what another
+   * resource of it just created), and no state seen holds; else it plans a create. One that
+   * differs may belong to a resource terraform does not call the provider for (it calls it only for
+   * the resources it changes): adopting it would make two resources fight over one live resource.
+   */
+  async function planNew(session: ConvergeSession, loaded: LoadedDocument, values: Values, signal: AbortSignal): Promise<OnePlan> {
+    const holding = binding.holding;
+    if (holding === undefined) return planDocument(session, loaded, { signal });
+    const needs = needsOf(binding, values);
+    const before = new Set(holding.matches(await session.cache.firstRead(needs, signal), loaded.document));
+    for (const key of holding.matches(await session.cache.read(needs, signal), loaded.document)) {
+      if (!before.has(key) || session.held.has(key)) continue;
+      const planned = await planDocument(session, loaded, { signal, live: (live) => holding.only(live, loaded.document, key) });
+      if (!("action" in planned) || planned.action.type === "no-op") return planned;
+    }
+    return planDocument(session, loaded, { signal, live: (live) => holding.only(live, loaded.document, undefined) });
+  }
+
   async function write(session: ConvergeSession, values: Values, config: Values, pin: Values | undefined, signal: AbortSignal): Promise<Values> {
     const checked = checkedDocument(binding, asConfigured(binding, values, config), { pin });
     if (!("loaded" in checked)) throw new DiagnosticsError(checked.diagnostics);
-    const planned = await planDocument(session, checked.loaded, { signal });
+    const planned = pin === undefined ? await planNew(session, checked.loaded, values, signal) : await planDocument(session, checked.loaded, { signal });
     throwIfErrors(planDiagnostics(binding, planned));
     if (!("action" in planned)) throw new Error("no action planned");
     const context = await applyAction(session, planned.action, { signal });
@@ -196,7 +254,9 @@ export function kindResource(binding: KindBinding): ResourceType<Schema, Converg
     const twin = binding.matched(planned.action, values, live, context);
     if (twin === undefined) throw new Error(`${binding.typeName}: the service acknowledged the ${planned.action.type}, but the resource is not in its listing`);
     // what was planned is kept exactly (terraform requires it); what only apply knew comes from live
-    return binding.state(twin, heldOrLive(binding, values, binding.liveValues(twin), new Set(), { fillDefaulted: false }), values);
+    const state = binding.state(twin, heldOrLive(binding, values, binding.liveValues(twin), new Set(), { fillDefaulted: false }), values);
+    hold(session, state);
+    return state;
   }
 
   return {
@@ -212,12 +272,15 @@ export function kindResource(binding: KindBinding): ResourceType<Schema, Converg
       if (request.action === "delete") return { diagnostics: await checkDelete(session, request.prior!, request.signal) };
       const config = request.config!;
       const prior = request.prior;
+      hold(session, prior);
       const replacing = prior !== null && binding.identityAttributes.some((attribute) => isUnknown(config[attribute] ?? null) || (config[attribute] ?? null) !== (prior[attribute] ?? null));
       const diagnostics: Diagnostic[] = replacing ? await checkDelete(session, prior, request.signal) : [];
       const checked = checkedDocument(binding, config, { pin: prior !== null && !replacing ? prior : undefined });
       if (!("loaded" in checked)) return { diagnostics: [...diagnostics, ...checked.diagnostics] };
       if (!identityKnown(binding, config)) return { diagnostics };
-      const planned = await planDocument(session, checked.loaded, { signal: request.signal });
+      const planned = prior === null || replacing
+        ? await planNew(session, checked.loaded, config, request.signal)
+        : await planDocument(session, checked.loaded, { signal: request.signal });
       diagnostics.push(...planDiagnostics(binding, planned));
       if (!("action" in planned)) return { diagnostics };
       const adopts = (prior === null || replacing) && (planned.action.type === "update" || planned.action.type === "no-op");
@@ -232,6 +295,7 @@ export function kindResource(binding: KindBinding): ResourceType<Schema, Converg
     },
 
     async read({ provider: session, state, signal }) {
+      hold(session, state);
       const live = await session.cache.read(needsOf(binding, state), signal);
       const twin = binding.liveOf(state, live);
       if (twin === undefined) return null;
@@ -249,9 +313,13 @@ export function kindResource(binding: KindBinding): ResourceType<Schema, Converg
 
     create: ({ provider: session, planned, config, signal }) => write(session, planned, config, undefined, signal),
 
-    update: ({ provider: session, prior, planned, config, signal }) => write(session, planned, config, prior, signal),
+    update: ({ provider: session, prior, planned, config, signal }) => {
+      hold(session, prior);
+      return write(session, planned, config, prior, signal);
+    },
 
     async delete({ provider: session, prior, signal }) {
+      hold(session, prior);
       if (undeletable !== undefined) return;
       const checked = checkedDocument(binding, prior, { pin: prior, ensure: "absent" });
       if (!("loaded" in checked)) throw new DiagnosticsError(checked.diagnostics);

@@ -23,6 +23,8 @@ interface Entry {
 export class LiveCache {
   readonly clients: Clients;
   readonly #entries = new Map<string, Entry>();
+  /** What each need's first read answered, before any write of this process. */
+  readonly #first = new Map<string, Partial<LiveCollections>>();
   #directory: Promise<ApiDirectory> | undefined;
 
   /** Clients for `options` whose acknowledged writes this cache follows. */
@@ -51,16 +53,17 @@ export class LiveCache {
    */
   async read(needs: ReadonlyArray<LiveNeed>, signal?: AbortSignal): Promise<LiveState> {
     const directory = await this.knownDirectory();
-    const parts = await Promise.all(needs.map((need) => this.#part(withDirectory(need, directory), signal)));
-    const apis: Record<string, LiveState["apis"][string]> = {};
-    const contacts: Record<string, LiveState["contacts"][string]> = {};
-    const regions: Record<string, LiveState["regions"][string]> = {};
-    for (const part of parts) {
-      Object.assign(apis, part.apis);
-      Object.assign(contacts, part.contacts);
-      Object.assign(regions, part.regions);
-    }
-    return { apis, apiIdsByName: {}, contacts, regions };
+    return merged(await Promise.all(needs.map((need) => this.#part(withDirectory(need, directory), signal))));
+  }
+
+  /**
+   * Live state for `needs` as the command first read it: without what this process has created
+   * since (nor its other writes). A new resource may adopt what was live before the command, never
+   * what another resource of the same command has just made.
+   */
+  async firstRead(needs: ReadonlyArray<LiveNeed>, signal?: AbortSignal): Promise<LiveState> {
+    await this.read(needs, signal);
+    return merged(needs.map((need) => this.#first.get(readKeyText(need)) ?? {}));
   }
 
   /** Forgets what was read for `needs` (a write that found nothing to do, answered 404, was not acknowledged). */
@@ -85,6 +88,7 @@ export class LiveCache {
     this.#entries.set(key, entry);
     try {
       const value = await pending;
+      if (!this.#first.has(key)) this.#first.set(key, value);
       if (this.#entries.get(key) === entry) entry.value = value;
       return entry.value ?? value;
     } catch (error) {
@@ -103,6 +107,19 @@ export class LiveCache {
       else entry.value = { ...entry.value, ...after };
     }
   }
+}
+
+/** The parts of live state read for several needs, as one. */
+function merged(parts: ReadonlyArray<Partial<LiveCollections>>): LiveState {
+  const apis: Record<string, LiveState["apis"][string]> = {};
+  const contacts: Record<string, LiveState["contacts"][string]> = {};
+  const regions: Record<string, LiveState["regions"][string]> = {};
+  for (const part of parts) {
+    Object.assign(apis, part.apis);
+    Object.assign(contacts, part.contacts);
+    Object.assign(regions, part.regions);
+  }
+  return { apis, apiIdsByName: {}, contacts, regions };
 }
 
 /** An API need with the protocol and name the directory knows. */

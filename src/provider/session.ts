@@ -18,6 +18,8 @@ export interface ConvergeSession {
   readonly cache: LiveCache;
   readonly clients: Clients;
   readonly log: Logger;
+  /** The live resources states of this command hold, as far as the process has seen them (KindBinding.holding's keys). */
+  readonly held: Set<string>;
 }
 
 /** A document the kind's schema refused, with every field it breaks. */

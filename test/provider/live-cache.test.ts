@@ -108,6 +108,22 @@ describe("the provider's live cache", () => {
     expect(reads()).toEqual({ ListRegions: 2 });
   });
 
+  test("keeps what it first read apart from its own writes since (firstRead), with no further read", async () => {
+    const before = (await cache.read([API])).apis[SEEDED_API_ID]!;
+    const { gateway } = cache.clients;
+    const integration = await gateway.createIntegration(SEEDED_API_ID, { integrationType: "HTTP_PROXY", integrationUri: "https://first.example", integrationMethod: "ANY", payloadFormatVersion: "1.0" });
+    const [seeded] = before.integrations;
+    await gateway.updateIntegration(SEEDED_API_ID, seeded!.integrationId, { description: "changed since" });
+    service.requests.reset();
+    const first = (await cache.firstRead([API])).apis[SEEDED_API_ID]!;
+    expect(reads()).toEqual({});
+    expect(first).toEqual(before);
+    expect(first.integrations.map((item) => item.integrationId)).toEqual([seeded!.integrationId]);
+    expect((await cache.read([API])).apis[SEEDED_API_ID]!.integrations.map((item) => item.integrationId)).toEqual([seeded!.integrationId, integration.integrationId]);
+    await gateway.deleteIntegration(SEEDED_API_ID, integration.integrationId);
+    await gateway.updateIntegration(SEEDED_API_ID, seeded!.integrationId, { description: null });
+  });
+
   test("does not keep a read that failed: the next call reads again", async () => {
     const refused = new LiveCache({ endpoint: service.url, credentials: new Credentials("nothing-token"), retry: FAST_RETRY });
     try {

@@ -1,5 +1,6 @@
 import type { IntegrationRequest } from "../../reconcile/kinds/integration.js";
-import { integrationIds } from "../../reconcile/kinds/integration-identity.js";
+import type { IntegrationDocument } from "../../desired/schema.js";
+import { integrationIds, matchesNaturalKey } from "../../reconcile/kinds/integration-identity.js";
 import type { LiveState } from "../../reconcile/model.js";
 import { INTEGRATION_FIELDS, type Integration } from "../../spec/gateway.js";
 import { kindResource, type KindBinding, type Values } from "../kind-resource.js";
@@ -35,6 +36,15 @@ const schema = {
     ...specAttributes(FIELDS),
   },
 };
+
+/** The live integrations of the document's API that its natural key matches (as converge matches an unpinned one). */
+function naturalKeyMatches(live: LiveState, document: IntegrationDocument): { readonly apiId: string; readonly matches: Integration[] } | undefined {
+  // the resource's document names its API by ID (api_id)
+  const api = typeof document.api === "string" ? live.apis[document.api] : undefined;
+  if (api === undefined) return undefined;
+  const spec = document.spec as Readonly<Record<string, unknown>>;
+  return { apiId: api.apiId, matches: api.integrations.filter((integration) => matchesNaturalKey(spec, integration)) };
+}
 
 function integrationOf(values: Values, live: LiveState, integrationId: unknown): Integration | undefined {
   return typeof values.api_id === "string" ? live.apis[values.api_id]?.integrations.find((integration) => integration.integrationId === integrationId) : undefined;
@@ -87,6 +97,22 @@ export const integrationBinding: KindBinding = {
     if (request?.op === "createIntegration") return request.body;
     if (request?.op === "updateIntegration") return request.patch;
     return {};
+  },
+  /** Integrations of one natural key are several live resources, each held by its ID. */
+  holding: {
+    heldKey: (state) => (typeof state.api_id === "string" && typeof state.integration_id === "string" ? `${state.api_id}/${state.integration_id}` : undefined),
+    matches(live, document) {
+      const found = naturalKeyMatches(live, document as IntegrationDocument);
+      return found === undefined ? [] : found.matches.map((integration) => `${found.apiId}/${integration.integrationId}`);
+    },
+    only(live, document, key) {
+      const found = naturalKeyMatches(live, document as IntegrationDocument);
+      if (found === undefined) return live;
+      const api = live.apis[found.apiId]!;
+      const others = new Set(found.matches.map((integration) => `${found.apiId}/${integration.integrationId}`).filter((match) => match !== key));
+      const integrations = api.integrations.filter((integration) => !others.has(`${found.apiId}/${integration.integrationId}`));
+      return { ...live, apis: { ...live.apis, [found.apiId]: { ...api, integrations } } };
+    },
   },
   /**
    * A delete planned now is judged without the API's routes: terraform deletes the routes that

@@ -52,6 +52,7 @@ export const regionOptInBinding: KindBinding = {
   fields: FIELDS,
   identityAttributes: ["account_id", "region_name"],
   mayAdopt: false,
+  computedByUpdate: ["opt_status"],
 
   document: (values) => ({
     kind: "RegionOptIn",
