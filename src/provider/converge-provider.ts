@@ -1,7 +1,7 @@
-import { Credentials, isApiError, isConvergeError, isCredentialsError, type ApiError } from "../clients/index.js";
+import type { ApiError } from "../clients/index.js";
 import { apiDataSource } from "./data-sources/api.js";
 import { regionsDataSource } from "./data-sources/regions.js";
-import { LiveCache } from "./live-cache.js";
+import type { LiveCache } from "./live-cache.js";
 import { alternateContactResource } from "./resources/alternate-contact.js";
 import { integrationResource } from "./resources/integration.js";
 import { regionOptInResource } from "./resources/region-opt-in.js";
@@ -41,6 +41,11 @@ function origin(value: Value | undefined, attribute: string): string | Diagnosti
  * list APIs may still manage contacts and Regions: then one ListRegions page tells.
  */
 async function checkAccess(cache: LiveCache, endpoints: Readonly<Record<"gateway" | "account", Endpoint>>): Promise<Diagnostic | undefined> {
+  const { isApiError, isConvergeError } = await import("../clients/index.js");
+  const unusable = (error: unknown, endpoint: Endpoint): Diagnostic => {
+    if (!isConvergeError(error)) throw error;
+    return errorDiagnostic(`cannot use the service at ${endpoint.origin}`, error.message, [endpoint.attribute]);
+  };
   const refused = (error: ApiError, services: string) => errorDiagnostic(
     `the ${services} refused the token: ${error.status} ${error.errorName}`,
     `${error.message}. Check the provider's token (or CONVERGE_TOKEN).`,
@@ -69,10 +74,7 @@ interface Endpoint {
   readonly attribute: string;
 }
 
-function unusable(error: unknown, endpoint: Endpoint): Diagnostic {
-  if (!isConvergeError(error)) throw error;
-  return errorDiagnostic(`cannot use the service at ${endpoint.origin}`, error.message, [endpoint.attribute]);
-}
+
 
 /** The converge provider: its configuration, and its resources and data sources by terraform's names. */
 export const convergeProvider: ProviderDefinition<Schema, ConvergeSession> = {
@@ -102,7 +104,9 @@ export const convergeProvider: ProviderDefinition<Schema, ConvergeSession> = {
     if (isUnknown(config.token ?? null)) throw new DiagnosticsError(errorDiagnostic("token is not known until apply: the provider needs it to plan", undefined, ["token"]));
     const token = typeof config.token === "string" ? { value: config.token, source: "the provider's token" } : process.env.CONVERGE_TOKEN ? { value: process.env.CONVERGE_TOKEN, source: "CONVERGE_TOKEN" } : undefined;
     if (!token) throw new DiagnosticsError(errorDiagnostic("no token to call the services with", "Set token in the provider block, or the CONVERGE_TOKEN environment variable.", ["token"]));
-    let credentials: Credentials;
+    // the clients load here, not with the definition: terraform reads schemas and validates with a provider it never configures
+    const [{ Credentials, isCredentialsError }, { LiveCache }] = await Promise.all([import("../clients/index.js"), import("./live-cache.js")]);
+    let credentials: InstanceType<typeof Credentials>;
     try {
       credentials = new Credentials(token.value, token.source);
     } catch (error) {

@@ -1,5 +1,5 @@
 import { formatPath } from "../spec/field-issues.js";
-import { engineOf, needsOfDocument } from "../reconcile/kinds/registry.js";
+import { modelOf } from "../desired/kinds/registry.js";
 import type { ApplyContext } from "../reconcile/kinds/kind-engine.js";
 import type { LiveNeed, LiveState, PlannedAction } from "../reconcile/model.js";
 import type { Document, Kind } from "../desired/schema.js";
@@ -16,7 +16,7 @@ import {
   type Value,
 } from "./runtime/index.js";
 import type { LoadedDocument } from "../desired/load.js";
-import { applyAction, planDocument, terraformDocument, type ConvergeSession, type OnePlan } from "./session.js";
+import { applyAction, needsOfDocument, planDocument, terraformDocument, type ConvergeSession, type OnePlan } from "./session.js";
 import { fromWire, type AttributeOfPath, type SpecField } from "./terraform-fields.js";
 
 /** A resource's attribute values (configuration, plan or state) by attribute name. */
@@ -150,8 +150,8 @@ function identityKnown(binding: KindBinding, values: Values): boolean {
 }
 
 /** The reads the resource's document needs (its read key), from the values that name it. */
-function needsOf(binding: KindBinding, values: Values): LiveNeed[] {
-  return needsOfDocument(binding.document(values, {}) as unknown as Document);
+function needsOf(binding: KindBinding, values: Values): Promise<LiveNeed[]> {
+  return needsOfDocument(binding.document(values, {}));
 }
 
 /** Runs `task`, turning diagnostics into a thrown DiagnosticsError when they hold an error. */
@@ -206,7 +206,7 @@ export function kindResource(binding: KindBinding): ResourceType<Schema, Converg
   const changedFieldsOf = (action: PlannedAction) => new Set(binding.changedFields ? binding.changedFields(action) : action.changes.map((change) => change.path));
 
   // a kind converge never deletes (a Region opt-in) is only forgotten by terraform
-  const undeletable = engineOf(binding.kind).model.undeletable;
+  const undeletable = modelOf(binding.kind).undeletable;
 
   async function checkDelete(session: ConvergeSession, prior: Values, signal: AbortSignal): Promise<Diagnostic[]> {
     if (undeletable !== undefined) return [warningDiagnostic(`${binding.typeName}: destroying leaves the live resource as it is`, `converge never deletes it: ${undeletable}.`)];
@@ -233,7 +233,7 @@ export function kindResource(binding: KindBinding): ResourceType<Schema, Converg
   async function planNew(session: ConvergeSession, loaded: LoadedDocument, values: Values, signal: AbortSignal): Promise<OnePlan> {
     const holding = binding.holding;
     if (holding === undefined) return planDocument(session, loaded, { signal });
-    const needs = needsOf(binding, values);
+    const needs = await needsOf(binding, values);
     const before = new Set(holding.matches(await session.cache.firstRead(needs, signal), loaded.document));
     for (const key of holding.matches(await session.cache.read(needs, signal), loaded.document)) {
       if (!before.has(key) || session.held.has(key)) continue;
@@ -250,7 +250,7 @@ export function kindResource(binding: KindBinding): ResourceType<Schema, Converg
     throwIfErrors(planDiagnostics(binding, planned));
     if (!("action" in planned)) throw new Error("no action planned");
     const context = await applyAction(session, planned.action, { signal });
-    const live = await session.cache.read(needsOf(binding, values), signal);
+    const live = await session.cache.read(await needsOf(binding, values), signal);
     const twin = binding.matched(planned.action, values, live, context);
     if (twin === undefined) throw new Error(`${binding.typeName}: the service acknowledged the ${planned.action.type}, but the resource is not in its listing`);
     // what was planned is kept exactly (terraform requires it); what only apply knew comes from live
@@ -296,7 +296,7 @@ export function kindResource(binding: KindBinding): ResourceType<Schema, Converg
 
     async read({ provider: session, state, signal }) {
       hold(session, state);
-      const live = await session.cache.read(needsOf(binding, state), signal);
+      const live = await session.cache.read(await needsOf(binding, state), signal);
       const twin = binding.liveOf(state, live);
       if (twin === undefined) return null;
       const liveValues = binding.liveValues(twin);
@@ -328,7 +328,7 @@ export function kindResource(binding: KindBinding): ResourceType<Schema, Converg
       throwIfErrors(planDiagnostics(binding, planned, true));
       await applyAction(session, planned.action, { signal });
       // an acknowledged delete took it out of the cache; one the service answered 404 (gone already) did not
-      const needs = needsOf(binding, prior);
+      const needs = await needsOf(binding, prior);
       if (binding.liveOf(prior, await session.cache.read(needs, signal)) !== undefined) session.cache.forget(needs);
     },
 

@@ -3,12 +3,19 @@ import type { SourceLocation } from "../desired/desired-state-error.js";
 import { documentFromValue, type DocumentIssue } from "../desired/document-value.js";
 import type { LoadedDocument } from "../desired/load.js";
 import type { Document, Kind } from "../desired/schema.js";
-import { applyActions, createApplyContext, type ApplyOptions } from "../reconcile/apply.js";
+import type { ApplyOptions } from "../reconcile/apply.js";
 import type { ApplyContext } from "../reconcile/kinds/kind-engine.js";
-import type { LiveState, PlannedAction } from "../reconcile/model.js";
-import { needsOf, plan } from "../reconcile/plan.js";
+import type { LiveNeed, LiveState, PlannedAction } from "../reconcile/model.js";
 import type { LiveCache } from "./live-cache.js";
 import type { Logger } from "./runtime/index.js";
+
+/**
+ * The engine (converge's plan and apply, every kind's engine, the clients) is loaded by the first
+ * call that needs live state: terraform starts the provider three times per command, twice only to
+ * read its schemas and validate configuration, which need none of it (README, "Terraform provider").
+ */
+const engine = () => Promise.all([import("../reconcile/plan.js"), import("../reconcile/apply.js"), import("../reconcile/kinds/registry.js")])
+  .then(([planning, applying, registry]) => ({ ...planning, ...applying, ...registry }));
 
 /** Where a document made from terraform values stands (terraform names the resource itself). */
 const TERRAFORM: SourceLocation = { file: "terraform", line: 1, column: 1 };
@@ -42,7 +49,12 @@ export function terraformDocument(kind: Kind, value: unknown): { readonly loaded
  * if it was not): the same identity, defaults, diff rules and protections. `live` lets the caller
  * see the state the plan was made against.
  */
-export async function planDocument(session: ConvergeSession, loaded: LoadedDocument, options: { readonly signal?: AbortSignal; readonly live?: (live: LiveState) => LiveState } = {}): Promise<OnePlan> {
+export async function planDocument(
+  session: ConvergeSession,
+  loaded: LoadedDocument,
+  options: { readonly signal?: AbortSignal; readonly live?: (live: LiveState) => LiveState } = {},
+): Promise<OnePlan> {
+  const { needsOf, plan } = await engine();
   const read = await session.cache.read(needsOf([loaded]), options.signal);
   const live = options.live ? options.live(read) : read;
   // twins are never repaired from terraform: a resource is one live item, and it has no pin to choose among several
@@ -55,6 +67,7 @@ export async function planDocument(session: ConvergeSession, loaded: LoadedDocum
 
 /** Applies one planned action; resolves to the apply's context (what a kind recorded, e.g. the created integrationId), or throws what failed. */
 export async function applyAction(session: ConvergeSession, action: PlannedAction, options: ApplyOptions): Promise<ApplyContext> {
+  const { applyActions, createApplyContext } = await engine();
   // terraform holds each live resource by its ID: two identical integrations are two resources, not twins to settle
   const context = createApplyContext(session.clients, { ...options, settleCreated: false, notice: (message) => session.log.info(message) });
   const report = await applyActions({ actions: [action] }, context);
@@ -63,4 +76,7 @@ export async function applyAction(session: ConvergeSession, action: PlannedActio
   return context;
 }
 
-export type { Document };
+/** The reads a document (made from terraform values, not yet checked) needs: its read key. */
+export async function needsOfDocument(document: unknown): Promise<LiveNeed[]> {
+  return (await engine()).needsOfDocument(document as Document);
+}

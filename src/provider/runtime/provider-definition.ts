@@ -75,7 +75,7 @@ export interface ResourceType<S extends Schema, P = unknown> {
    * State written with an older `schema.version`, as parsed JSON, rewritten for the current schema
    * (also as JSON-shaped data). Without it, only state of the current version is accepted.
    */
-  upgradeState?(request: { readonly version: number; readonly state: unknown; readonly log: Logger }): unknown;
+  upgradeState?(request: { readonly version: number; readonly state: unknown; readonly log: Logger }): unknown | Promise<unknown>;
 }
 
 /** A data source (terraform-plugin-framework's `datasource.DataSource`). */

@@ -106,7 +106,7 @@ export function providerHandlers<P>(served: ServedProvider<P>, protocol: Protoco
     async UpgradeResourceState(request: UpgradeResourceStateRequest) {
       const resource = resourceOf(request.type_name);
       if ("unknown" in resource) return answer([resource.unknown]);
-      const result = await attempt(`${request.type_name}: upgrade state`, log, () => {
+      const result = await attempt(`${request.type_name}: upgrade state`, log, async () => {
         const json = request.raw_state?.json;
         if (json === undefined || json.length === 0) {
           throw new Error(`received state without JSON (flatmap state of ${Object.keys(request.raw_state?.flatmap ?? {}).length} keys): expected JSON state, which terraform 0.12 and later write`);
@@ -116,7 +116,7 @@ export function providerHandlers<P>(served: ServedProvider<P>, protocol: Protoco
         if (request.version > current) throw new Error(`state version ${request.version} is newer than the resource's schema version ${current}: expected a provider at least as new as the one that wrote the state`);
         if (request.version < current) {
           if (resource.upgradeState === undefined) throw new Error(`state version ${request.version} is older than the resource's schema version ${current} and the resource has no upgradeState`);
-          state = resource.upgradeState({ version: request.version, state, log });
+          state = await resource.upgradeState({ version: request.version, state, log });
         }
         return toDynamicValue(decodeJsonValue(state, impliedType(resource.schema)), impliedType(resource.schema));
       });

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { deferredProvider, schemasOf } from "../../../src/provider/runtime/deferred-provider.js";
+import type { ServedProvider } from "../../../src/provider/runtime/index.js";
+import { types } from "../../../src/provider/runtime/index.js";
+
+/** A provider answered from its schemas until a call needs its code, which then loads once. */
+const calls: string[] = [];
+const schema = { attributes: { name: { type: types.string, required: true } } };
+const real: ServedProvider<string> = {
+  name: "toy",
+  schema: { attributes: { endpoint: { type: types.string, optional: true } } },
+  configure: () => "configured",
+  resources: {
+    toy_thing: {
+      schema,
+      validate: () => void calls.push("validate"),
+      read: async () => (calls.push("read"), { name: "read" }),
+      create: async () => (calls.push("create"), { name: "created" }),
+      update: async () => ({ name: "updated" }),
+      delete: async () => void calls.push("delete"),
+    },
+  },
+  dataSources: { toy_data: { schema, read: async () => ({ name: "data" }) } },
+};
+
+describe("a deferred provider", () => {
+  it("answers with the schemas and loads nothing until a call needs more, then loads once and passes every call on", async () => {
+    let loads = 0;
+    const deferred = deferredProvider(JSON.parse(JSON.stringify(schemasOf(real))), async () => {
+      loads += 1;
+      return real;
+    });
+    expect(schemasOf(deferred)).toEqual(schemasOf(real));
+    expect(loads).toBe(0);
+    await deferred.resources.toy_thing!.validate!({} as never);
+    expect(await deferred.resources.toy_thing!.create({} as never)).toEqual({ name: "created" });
+    expect(await deferred.dataSources.toy_data!.read({} as never)).toEqual({ name: "data" });
+    expect(await deferred.configure({} as never)).toBe("configured");
+    expect(loads).toBe(1);
+    expect(calls).toEqual(["validate", "create"]);
+  });
+
+  it("refuses an import of a resource whose definition has none, naming it", async () => {
+    const deferred = deferredProvider(schemasOf(real), async () => real);
+    await expect(deferred.resources.toy_thing!.importState!({} as never)).rejects.toThrow("toy_thing cannot be imported");
+  });
+});
