@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -12,6 +13,8 @@ import { runProcess } from "../support/run-process.js";
  */
 
 const ROOT = resolve(import.meta.dirname, "../..");
+/** go-plugin's magic cookie, which terraform sets for the plugins it starts. */
+const MAGIC_COOKIE = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
 const TIMEOUT_MS = 180_000;
 
 /** A few names each entry point must export (what the README shows users importing). */
@@ -60,6 +63,30 @@ describe("the packed package", { timeout: TIMEOUT_MS }, () => {
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual(expect.arrayContaining([...names]));
+  });
+
+  it("installs the installed package's terraform provider, which starts and completes go-plugin's handshake", async () => {
+    const home = join(work, "home");
+    const installed = await runProcess(join(project, "node_modules/.bin/converge"), ["provider", "install"], { cwd: project, env: { ...env(), HOME: home } });
+    expect(installed.code, installed.stderr).toBe(0);
+    const executable = installed.stdout.split("\n")[1]!.trim();
+    expect(await readFile(executable, "utf8")).toContain(join(project, "node_modules/converge/dist/src/provider/main.js"));
+    await readFile(join(project, "node_modules/converge/dist/src/provider/provider-schemas.json"), "utf8");
+    // started as terraform starts it (without TLS, which go-plugin allows): the handshake line, then it is stopped
+    const child = spawn(executable, [], { env: { ...env(), TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE, PLUGIN_PROTOCOL_VERSIONS: "6" }, stdio: ["ignore", "pipe", "pipe"] });
+    try {
+      const line = await new Promise<string>((resolveLine, reject) => {
+        let out = "";
+        child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+          out += chunk;
+          if (out.includes("\n")) resolveLine(out.split("\n")[0]!);
+        });
+        child.once("exit", (code) => reject(new Error(`the provider exited ${code} before its handshake line`)));
+      });
+      expect(line).toMatch(/^1\|6\|tcp\|127\.0\.0\.1:\d+\|grpc\|$/);
+    } finally {
+      child.kill("SIGKILL");
+    }
   });
 
   it("runs the converge bin of the installed package", async () => {
