@@ -13,7 +13,7 @@ export interface ConvergeConfigProps {
   readonly endpoint?: string;
   /** Name of the environment variable that holds the bearer token where terraform runs; only the name is written anywhere, never the token. The provider vehicle reads CONVERGE_TOKEN only. @default "CONVERGE_TOKEN" */
   readonly tokenEnvironmentVariable?: string;
-  /** What carries the constructs: "null_resource" (provider hashicorp/null, downloaded by terraform init) or terraform's built-in "terraform_data" (no provider: for air-gapped machines), three resources per stack that run the converge CLI; or "provider", one resource of converge's own terraform provider per construct (`converge provider install` first). @default "null_resource" */
+  /** What carries the constructs: terraform's built-in "terraform_data" (nothing to download) or "null_resource" (provider hashicorp/null, downloaded by terraform init), three resources per stack that run the converge CLI; or "provider", one resource of converge's own terraform provider per construct (`converge provider install` first; fields in plans, but terraform's cost per resource: README, "cdktf constructs"). @default "terraform_data" */
   readonly vehicle?: Vehicle;
   /** Command line that starts the converge CLI in the provisioners, e.g. "npx converge" or "node /opt/converge/dist/src/cli/main.js"; not for the provider vehicle, which runs no CLI. @default "converge" */
   readonly cli?: string;
@@ -93,7 +93,8 @@ export class ConvergeConfig extends Construct {
 
     const parsed = ConfigPropsSchema.safeParse(props);
     const problems = parsed.success ? [] : describeZodIssues(parsed.error.issues, props).map((issue) => issue.message);
-    this.vehicle = VEHICLES.includes(props.vehicle as Vehicle) ? props.vehicle! : "null_resource";
+    // the default measured fastest, and needs no download (README, "cdktf constructs")
+    this.vehicle = VEHICLES.includes(props.vehicle as Vehicle) ? props.vehicle! : "terraform_data";
     this.endpoint = props.endpoint;
     this.tokenEnvironmentVariable = props.tokenEnvironmentVariable ?? "CONVERGE_TOKEN";
     this.cli = props.cli ?? "converge";
