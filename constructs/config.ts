@@ -4,9 +4,9 @@ import { SYNTH_DESIRED_FILE } from "../src/desired/synth-file.js";
 import { describeZodIssues } from "../src/spec/field-issues.js";
 import { INVENTORY_MAX_CHUNKS } from "../src/desired/inventory.js";
 import { resourceBaseName } from "./documents.js";
-import { cliUnusedByProvider, duplicateConfig, missingConfig, tokenVariableWithProvider } from "./errors.js";
+import { cliUnusedByProvider, duplicateConfig, hclWithProvider, missingConfig, tokenVariableWithProvider } from "./errors.js";
 import { stackFacts, stackProblems } from "./stack-state.js";
-import { VEHICLES, createVehicleResource, hasTemplateSequence, declareVehicleProvider, stackOf, writeBesideStack, type CliVehicle, type EnvironmentValue, type LocalExec, type Vehicle } from "./vehicle.js";
+import { VEHICLES, createVehicleResource, hasTemplateSequence, declareVehicleProvider, stackOf, synthesizesHcl, writeBesideStack, type CliVehicle, type EnvironmentValue, type LocalExec, type Vehicle } from "./vehicle.js";
 
 export interface ConvergeConfigProps {
   /** Origin of both services, handed to the CLI as CONVERGE_ENDPOINT (not a secret: it is written into cdk.tf.json). @default the CONVERGE_ENDPOINT of the environment terraform runs in */
@@ -104,6 +104,7 @@ export class ConvergeConfig extends Construct {
     if (this.vehicle === "provider") {
       if (props.cli !== undefined) problems.push(cliUnusedByProvider(props.cli));
       if (props.tokenEnvironmentVariable !== undefined && props.tokenEnvironmentVariable !== "CONVERGE_TOKEN") problems.push(tokenVariableWithProvider(props.tokenEnvironmentVariable));
+      if (synthesizesHcl(this)) problems.push(hclWithProvider());
       declareVehicleProvider(this, "provider", this.vehicle, { endpoint: this.endpoint });
       this.node.addValidation({ validate: () => problems });
       this.applyAddress = this.inventoryAddress = this.ownerAddress = undefined;

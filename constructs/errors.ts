@@ -39,6 +39,10 @@ export function tokenVariableWithProvider(name: string): string {
   return `tokenEnvironmentVariable ${JSON.stringify(name)} is not available with the provider vehicle: the provider reads its token from CONVERGE_TOKEN where terraform runs (it is never written into cdk.tf.json); leave tokenEnvironmentVariable out and set CONVERGE_TOKEN`;
 }
 
+export function hclWithProvider(): string {
+  return "the provider vehicle writes cdk.tf.json only: its resources are generic elements of converge's provider, which cdktf cannot write as HCL; synthesize without --hcl (hclOutput, CDKTF_HCL_OUTPUT)";
+}
+
 export function pruneWithProvider(prune: unknown): string {
   return `prune ${JSON.stringify(prune)} is refused with the provider vehicle: terraform deletes only what its own configuration made, so deleting the API's routes and integrations that no construct declares is converge's job (converge apply --prune, or the null_resource or terraform_data vehicle); leave prune out`;
 }

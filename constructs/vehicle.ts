@@ -297,6 +297,12 @@ export function declareVehicleProvider(scope: Construct, id: string, vehicle: Ve
   if (vehicle === "provider") kitOf(scope).converge.provider(scope, id, options.endpoint !== undefined ? { endpoint: templateLiteral(options.endpoint) } : {});
 }
 
+/** Whether the app of `scope` writes HCL (`cdktf synth --hcl`) instead of cdk.tf.json. */
+export function synthesizesHcl(scope: IConstruct): boolean {
+  const root = scope.node.root;
+  return root instanceof kitOf(scope).library.App && root.hclOutput;
+}
+
 /** The stack a construct belongs to. */
 export function stackOf(scope: IConstruct): IConstruct {
   return kitOf(scope).library.TerraformStack.of(scope);

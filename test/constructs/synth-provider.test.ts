@@ -1,6 +1,6 @@
 import { Construct } from "constructs";
 import { afterAll, describe, expect, it } from "vitest";
-import { AlternateContact, Api, Integration, RegionOptIn, Route } from "../../constructs/index.js";
+import { AlternateContact, Api, ConvergeConfig, Integration, RegionOptIn, Route } from "../../constructs/index.js";
 import { convergeProvider } from "../../src/provider/converge-provider.js";
 import type { CtyType } from "../../src/provider/runtime/index.js";
 import { ORDERS_API, buildShop } from "./shop-stack.js";
@@ -267,6 +267,14 @@ describe("synth with the provider vehicle: refusals", () => {
     });
     expect(message).toContain('[shop/a_b] the construct\'s terraform name converge_region_opt_in.a_b is already the name of the construct at "shop/a/b": give the construct another id');
     expect(message).toContain('[shop/api_orders] the construct\'s terraform name data.converge_api.api_orders is already the stack\'s lookup of the API named "orders"');
+  });
+
+  it.each<LibraryName>(["cdktf", "cdktn"])("refuses HCL output (%s), which cdktf cannot write for the provider's generic elements", (library) => {
+    const app = new LIBRARIES[library].App({ outdir: makeOutdir("hcl"), hclOutput: true });
+    const stack = new LIBRARIES[library].TerraformStack(app, "shop");
+    new ConvergeConfig(stack, "converge", { vehicle: "provider" });
+    new RegionOptIn(stack, "ap-east", { region: "ap-east-1", enabled: true });
+    expect(() => app.synth()).toThrow("[shop/converge] the provider vehicle writes cdk.tf.json only: its resources are generic elements of converge's provider, which cdktf cannot write as HCL");
   });
 
   it("still validates every prop with the desired-state schemas (one problem per prop)", () => {
