@@ -40,7 +40,7 @@ export function tokenVariableWithProvider(name: string): string {
 }
 
 export function hclWithProvider(): string {
-  return "the provider vehicle writes cdk.tf.json only: its resources are generic elements of converge's provider, which cdktf cannot write as HCL; synthesize without --hcl (hclOutput, CDKTF_HCL_OUTPUT)";
+  return "the provider vehicle writes cdk.tf.json only: its resources are generic elements of converge's provider, which cdktf cannot write as HCL; synthesize without --hcl (the App's hclOutput, SYNTH_HCL_OUTPUT)";
 }
 
 export function pruneWithProvider(prune: unknown): string {
