@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startService, type RunningService } from "../../src/service/index.js";
-import { liveContact, liveIntegrations, liveRegionStatus, liveRoute, liveRoutes, writeCounts, writeRequests } from "../e2e/e2e-fixture.js";
+import type { TerraformStack } from "cdktf";
+import { Api, Route } from "../../constructs/index.js";
+import { createRouteOverHttp, liveContact, liveIntegrations, liveRegionStatus, liveRoute, liveRoutes, writeCounts, writeRequests } from "../e2e/e2e-fixture.js";
 import { ORDERS_API, buildShop, type ShopOptions } from "./shop-stack.js";
 import { readSynth, synthStack, type LibraryName, type SynthOutput } from "./synth-fixture.js";
 import { NO_NETWORK, SECRET_TOKEN, Terraform, assertTerraformAvailable, cdktfWorld, describeTerraform, filesUnder, installConvergeProvider, planLine, type TerraformResult } from "./terraform-fixture.js";
@@ -28,8 +30,11 @@ describe.each<LibraryName>(["cdktf", "cdktn"])("terraform apply of a synthesized
   let installed: string;
   const synthesized: SynthOutput[] = [];
 
-  const synth = (options: ShopOptions = {}): SynthOutput => {
-    const output = synthStack((stack) => buildShop(stack, options), { vehicle: "provider", endpoint: service.url }, { outdir, library });
+  const synth = (options: ShopOptions = {}, more: (stack: TerraformStack) => void = () => undefined): SynthOutput => {
+    const output = synthStack((stack) => {
+      buildShop(stack, options);
+      more(stack);
+    }, { vehicle: "provider", endpoint: service.url }, { outdir, library });
     synthesized.push(output);
     return output;
   };
@@ -41,7 +46,7 @@ describe.each<LibraryName>(["cdktf", "cdktn"])("terraform apply of a synthesized
     return result;
   };
   const apply = () => run(["apply", "-auto-approve", "-input=false", "-no-color"]);
-  const plan = (expectedCode: 0 | 2) => run(["plan", "-detailed-exitcode", "-input=false", "-no-color"], expectedCode);
+  const plan = (expectedCode: 0 | 1 | 2) => run(["plan", "-detailed-exitcode", "-input=false", "-no-color"], expectedCode);
   const integrationAt = async (uri: string) => (await liveIntegrations(service, ORDERS_API)).filter((item) => item.integrationUri === uri);
 
   beforeAll(async () => {
@@ -132,6 +137,33 @@ describe.each<LibraryName>(["cdktf", "cdktn"])("terraform apply of a synthesized
     await apply();
     expect(writeCounts(service)).toEqual({ UpdateIntegration: 1 });
     expect((await integrationAt(NEW_URI))[0]).not.toHaveProperty("description");
+  });
+
+  it("imports a pinned route by its ID (its API looked up by name), updates it to the construct's props, and deletes it when the construct goes", async () => {
+    const options: ShopOptions = { contact: { title: "Chief Security Officer" }, integration: { timeoutInMillis: 12000, integrationUri: NEW_URI, description: null } };
+    const made = await createRouteOverHttp(service, ORDERS_API, { routeKey: "GET /legacy" });
+    synth(options, (stack) => new Route(stack, "legacy", { api: { name: "orders" }, routeId: made.routeId, routeKey: "GET /legacy/v2", operationName: "legacy" }));
+    const planned = await plan(2);
+    expect(planned.stdout).toContain(`converge_route.legacy: Preparing import... [id=${ORDERS_API}/${made.routeId}]`);
+    expect(planned.stdout).toMatch(/^\s+~ route_key\s+= "GET \/legacy" -> "GET \/legacy\/v2"$/m);
+    expect(planned.stdout).toContain("Plan: 1 to import, 0 to add, 1 to change, 0 to destroy.");
+    await apply();
+    expect(writeCounts(service)).toEqual({ UpdateRoute: 1 });
+    expect((await liveRoutes(service, ORDERS_API)).find((route) => route.routeId === made.routeId)).toMatchObject({ routeKey: "GET /legacy/v2", operationName: "legacy" });
+    await plan(0);
+    synth(options);
+    const removed = await apply();
+    expect(planLine(removed)).toBe("Plan: 0 to add, 0 to change, 1 to destroy.");
+    expect(writeCounts(service)).toEqual({ DeleteRoute: 1 });
+    expect((await liveRoutes(service, ORDERS_API)).map((route) => route.routeId)).not.toContain(made.routeId);
+  });
+
+  it("fails the plan, writing nothing, when an Api construct declares a protocol the live API does not have", async () => {
+    synth({ contact: { title: "Chief Security Officer" }, integration: { timeoutInMillis: 12000, integrationUri: NEW_URI, description: null } }, (stack) => new Api(stack, "orders-api", { api: ORDERS_API, protocolType: "WEBSOCKET" }));
+    const planned = await plan(1);
+    expect(planned.stderr).toContain("Resource postcondition failed");
+    expect(planned.stderr.replace(/\s+/g, " ")).toContain(`protocolType "WEBSOCKET" of the Api construct at "shop/orders-api" does not match API ${ORDERS_API}, which is HTTP`);
+    expect(writeRequests(service)).toEqual([]);
   });
 
   it("removing a construct deletes its resource", async () => {
