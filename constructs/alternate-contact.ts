@@ -1,8 +1,10 @@
 import type { Construct } from "constructs";
 import { z } from "zod";
 import { AccountId } from "../src/spec/account.js";
+import { ALTERNATE_CONTACT_SERVICE_NAMES } from "../src/desired/kinds/alternate-contact.js";
 import { AlternateContactSpec } from "../src/desired/schema.js";
 import { ConvergeResource } from "./converge-resource.js";
+import { accountAttribute, specAttributes } from "./provider-vehicle.js";
 
 type Spec = z.input<typeof AlternateContactSpec>;
 
@@ -30,7 +32,8 @@ export interface AlternateContactProps {
 
 /**
  * An alternate contact of an account (desired-state kind AlternateContact). Identity: (account,
- * type); destroying the construct deletes the contact.
+ * type); destroying the construct deletes the contact. With the provider vehicle, a
+ * `converge_alternate_contact`.
  */
 export class AlternateContact extends ConvergeResource {
   constructor(scope: Construct, id: string, props: AlternateContactProps) {
@@ -40,6 +43,10 @@ export class AlternateContact extends ConvergeResource {
       kind: "AlternateContact",
       document: { ...head, spec },
       schema: PresentAlternateContactDocument,
+      provider: () => {
+        const { attributes, ignoreChanges } = specAttributes(spec, AlternateContactSpec.shape, { serviceNames: ALTERNATE_CONTACT_SERVICE_NAMES });
+        return { block: "resource", type: "converge_alternate_contact", attributes: { ...accountAttribute(account), ...attributes }, ignoreChanges };
+      },
     });
   }
 }

@@ -4,18 +4,18 @@ import { SYNTH_DESIRED_FILE } from "../src/desired/synth-file.js";
 import { describeZodIssues } from "../src/spec/field-issues.js";
 import { INVENTORY_MAX_CHUNKS } from "../src/desired/inventory.js";
 import { resourceBaseName } from "./documents.js";
-import { duplicateConfig, missingConfig } from "./errors.js";
+import { cliUnusedByProvider, duplicateConfig, hclWithProvider, missingConfig, tokenVariableWithProvider } from "./errors.js";
 import { stackFacts, stackProblems } from "./stack-state.js";
-import { VEHICLES, createVehicleResource, hasTemplateSequence, declareVehicleProvider, stackOf, writeBesideStack, type EnvironmentValue, type LocalExec, type Vehicle } from "./vehicle.js";
+import { VEHICLES, createVehicleResource, hasTemplateSequence, declareVehicleProvider, stackOf, synthesizesHcl, writeBesideStack, type CliVehicle, type EnvironmentValue, type LocalExec, type Vehicle } from "./vehicle.js";
 
 export interface ConvergeConfigProps {
   /** Origin of both services, handed to the CLI as CONVERGE_ENDPOINT (not a secret: it is written into cdk.tf.json). @default the CONVERGE_ENDPOINT of the environment terraform runs in */
   readonly endpoint?: string;
-  /** Name of the environment variable that holds the bearer token where terraform runs; only the name is written anywhere, never the token. @default "CONVERGE_TOKEN" */
+  /** Name of the environment variable that holds the bearer token where terraform runs; only the name is written anywhere, never the token. The provider vehicle reads CONVERGE_TOKEN only. @default "CONVERGE_TOKEN" */
   readonly tokenEnvironmentVariable?: string;
-  /** Resource type that carries the documents: "null_resource" (provider hashicorp/null, downloaded by terraform init) or terraform's built-in "terraform_data" (no provider: for air-gapped machines). @default "null_resource" */
+  /** What carries the constructs: terraform's built-in "terraform_data" (nothing to download) or "null_resource" (provider hashicorp/null, downloaded by terraform init), three resources per stack that run the converge CLI; or "provider", one resource of converge's own terraform provider per construct (`converge provider install` first; fields in plans, but terraform's cost per resource: README, "cdktf constructs"). @default "terraform_data" */
   readonly vehicle?: Vehicle;
-  /** Command line that starts the converge CLI in the provisioners, e.g. "npx converge" or "node /opt/converge/dist/src/cli/main.js". @default "converge" */
+  /** Command line that starts the converge CLI in the provisioners, e.g. "npx converge" or "node /opt/converge/dist/src/cli/main.js"; not for the provider vehicle, which runs no CLI. @default "converge" */
   readonly cli?: string;
 }
 
@@ -23,7 +23,7 @@ const NO_TEMPLATE = { error: "expected no terraform template sequence (${ or %{)
 const ConfigPropsSchema = z.strictObject({
   endpoint: z.string().regex(/^https?:\/\/[^\s/]+\S*$/, { error: "expected an http(s) origin such as http://127.0.0.1:4566" }).refine((text) => !hasTemplateSequence(text), NO_TEMPLATE).optional(),
   tokenEnvironmentVariable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "expected the name of an environment variable, e.g. CONVERGE_TOKEN" }).optional(),
-  vehicle: z.enum(VEHICLES, { error: 'expected "null_resource" or "terraform_data"' }).optional(),
+  vehicle: z.enum(VEHICLES, { error: 'expected "null_resource", "terraform_data" or "provider"' }).optional(),
   cli: z.string().regex(/^[^\r\n]*\S[^\r\n]*$/, { error: "expected a command on one line, e.g. converge or node /path/to/dist/src/cli/main.js" }).refine((text) => !hasTemplateSequence(text), NO_TEMPLATE).optional(),
 });
 
@@ -37,12 +37,14 @@ export const DESIRED_TRIGGER = "converge.desired.json";
 
 /**
  * How a stack's converge resources reach the services: the endpoint, the name of the variable
- * holding the token, the terraform resource type that carries the stack's state, and the CLI the
- * provisioners run. One per stack, created before the first converge resource.
+ * holding the token, what carries the stack's state, and the CLI the provisioners run. One per
+ * stack, created before the first converge resource.
  *
- * The stack's constructs are deployed together, by three resources of the vehicle that this
- * construct owns, whatever the number of constructs (README, "cdktf constructs: one converge run
- * per deploy"):
+ * With the provider vehicle, this construct declares converge's provider (`converge/converge`, its
+ * endpoint; the provider reads the token from CONVERGE_TOKEN) and each construct is a resource of
+ * its own. With a CLI vehicle, the stack's constructs are deployed together, by three resources of
+ * the vehicle that this construct owns, whatever the number of constructs (README, "cdktf
+ * constructs: one converge run per deploy"):
  *
  * - `<id>_apply`: its triggers map each construct's path to the sha256 of its document (so that
  *   `terraform plan` names the constructs that change), and hold the sha256 of converge.desired.json;
@@ -71,16 +73,16 @@ export class ConvergeConfig extends Construct {
   }
 
   readonly vehicle: Vehicle;
-  /** The endpoint handed to the CLI, if configured. */
+  /** The endpoint handed to the CLI or the provider, if configured. */
   readonly endpoint: string | undefined;
   readonly tokenEnvironmentVariable: string;
   readonly cli: string;
-  /** The terraform address of the resource that applies the stack's desired state. */
-  readonly applyAddress: string;
-  /** The terraform address of the resource that holds the stack's inventory. */
-  readonly inventoryAddress: string;
-  /** The terraform address of the resource whose destroy deletes everything the stack made. */
-  readonly ownerAddress: string;
+  /** The terraform address of the resource that applies the stack's desired state; undefined with the provider vehicle. */
+  readonly applyAddress: string | undefined;
+  /** The terraform address of the resource that holds the stack's inventory; undefined with the provider vehicle. */
+  readonly inventoryAddress: string | undefined;
+  /** The terraform address of the resource whose destroy deletes everything the stack made; undefined with the provider vehicle. */
+  readonly ownerAddress: string | undefined;
 
   constructor(scope: Construct, id: string, props: ConvergeConfigProps = {}) {
     super(scope, id);
@@ -91,32 +93,44 @@ export class ConvergeConfig extends Construct {
 
     const parsed = ConfigPropsSchema.safeParse(props);
     const problems = parsed.success ? [] : describeZodIssues(parsed.error.issues, props).map((issue) => issue.message);
-    this.vehicle = VEHICLES.includes(props.vehicle as Vehicle) ? props.vehicle! : "null_resource";
+    // the default measured fastest, and needs no download (README, "cdktf constructs")
+    this.vehicle = VEHICLES.includes(props.vehicle as Vehicle) ? props.vehicle! : "terraform_data";
     this.endpoint = props.endpoint;
     this.tokenEnvironmentVariable = props.tokenEnvironmentVariable ?? "CONVERGE_TOKEN";
     this.cli = props.cli ?? "converge";
 
-    declareVehicleProvider(this, "null", this.vehicle);
     const facts = () => stackFacts(stack);
+    writeBesideStack(this, SYNTH_DESIRED_FILE, () => facts().desiredText);
+    if (this.vehicle === "provider") {
+      if (props.cli !== undefined) problems.push(cliUnusedByProvider(props.cli));
+      if (props.tokenEnvironmentVariable !== undefined && props.tokenEnvironmentVariable !== "CONVERGE_TOKEN") problems.push(tokenVariableWithProvider(props.tokenEnvironmentVariable));
+      if (synthesizesHcl(this)) problems.push(hclWithProvider());
+      declareVehicleProvider(this, "provider", this.vehicle, { endpoint: this.endpoint });
+      this.node.addValidation({ validate: () => problems });
+      this.applyAddress = this.inventoryAddress = this.ownerAddress = undefined;
+      return;
+    }
+    const vehicle: CliVehicle = this.vehicle;
+    declareVehicleProvider(this, "null", vehicle);
     this.node.addValidation({ validate: () => [...problems, ...stackProblems(stack)] });
     const base = resourceBaseName(this);
     const desiredSha256 = { literal: () => facts().desiredSha256 };
     const owner = createVehicleResource(this, "owner", {
-      vehicle: this.vehicle,
+      vehicle,
       name: `${base}_owner`,
       triggers: () => ({}),
       provisioner: this.#localExec("destroy", `delete --from-synth . --expect-sha256-env ${SHA256_VARIABLE} --auto-approve`, { [SHA256_VARIABLE]: desiredSha256 }),
     });
     const previous = Object.fromEntries(Array.from({ length: INVENTORY_MAX_CHUNKS }, (_, index) => [`${PREVIOUS_VARIABLE}_${index}`, { trigger: `inventory_${index}` }]));
     const inventory = createVehicleResource(this, "inventory", {
-      vehicle: this.vehicle,
+      vehicle,
       name: `${base}_inventory`,
       triggers: () => ({ ...Object.fromEntries(facts().inventoryChunks.map((chunk, index) => [`inventory_${index}`, chunk])), resources: String(facts().inventory.length) }),
       provisioner: this.#localExec("destroy", `apply --from-synth . --expect-sha256-env ${SHA256_VARIABLE} --previous-env ${PREVIOUS_VARIABLE} --auto-approve`, { [SHA256_VARIABLE]: desiredSha256, ...previous }),
       dependsOn: [owner],
     });
     const apply = createVehicleResource(this, "apply", {
-      vehicle: this.vehicle,
+      vehicle,
       name: `${base}_apply`,
       triggers: () => ({ ...facts().documentHashes, [DESIRED_TRIGGER]: facts().desiredSha256 }),
       provisioner: this.#localExec("create", `apply --from-synth . --expect-sha256-env ${SHA256_VARIABLE} --auto-approve`, { [SHA256_VARIABLE]: desiredSha256 }),
@@ -125,7 +139,6 @@ export class ConvergeConfig extends Construct {
     this.applyAddress = apply.address;
     this.inventoryAddress = inventory.address;
     this.ownerAddress = owner.address;
-    writeBesideStack(this, SYNTH_DESIRED_FILE, () => facts().desiredText);
   }
 
   #localExec(when: LocalExec["when"], args: string, environment: Readonly<Record<string, EnvironmentValue>>): LocalExec {

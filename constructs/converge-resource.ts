@@ -5,11 +5,12 @@ import { DOCUMENT_SCHEMAS, type Document, type Kind } from "../src/desired/schem
 import { crossCheckDocuments } from "../src/desired/cross-check.js";
 import { ConvergeConfig } from "./config.js";
 import { identityOf, type IdentityDocument } from "../src/desired/inventory.js";
-import { brandAsResource, isDeclaredResource, memoizedByResources, type DeclaredResource, type DocumentValue } from "./documents.js";
+import { brandAsResource, isDeclaredResource, memoizedByResources, resourceBaseName, type DeclaredResource, type DocumentValue } from "./documents.js";
 import { DESIRED_TRIGGER } from "./config.js";
-import { triggerKeyTaken } from "./errors.js";
+import { terraformNameTaken, triggerKeyTaken } from "./errors.js";
+import { apiIdOf, apiLookupsOf, type ProviderContext, type ProviderDeclaration } from "./provider-vehicle.js";
 import { documentProblems } from "./validation.js";
-import { stackOf } from "./vehicle.js";
+import { createProviderElement, stackOf } from "./vehicle.js";
 
 /** What a construct declares: its document, and how to check it. */
 export interface ResourceDeclaration {
@@ -20,12 +21,16 @@ export interface ResourceDeclaration {
   readonly schema: z.ZodType;
   /** Problems the schema cannot see (a target in another stack, …). */
   readonly problems?: ReadonlyArray<string>;
+  /** The construct as a resource (or data source) of converge's provider, for the provider vehicle; asked only with that vehicle. */
+  readonly provider: (context: ProviderContext) => ProviderDeclaration;
 }
 
 /**
- * A converge resource in a cdktf stack: one desired-state document. It emits no terraform resource
- * of its own: the stack's ConvergeConfig deploys every construct's document in one converge run, and
- * names the construct in its triggers (so `terraform plan` shows which constructs change).
+ * A converge resource in a cdktf stack: one desired-state document. With the provider vehicle it is
+ * one resource of converge's provider (its terraform name: its path below the stack). With a CLI
+ * vehicle it emits no terraform resource of its own: the stack's ConvergeConfig deploys every
+ * construct's document in one converge run, and names the construct in its triggers (so
+ * `terraform plan` shows which constructs change).
  */
 export abstract class ConvergeResource extends Construct implements DeclaredResource {
   /** Whether `value` is a converge resource construct of this install. */
@@ -39,6 +44,8 @@ export abstract class ConvergeResource extends Construct implements DeclaredReso
   readonly identityDocument: IdentityDocument | undefined;
   /** The key of the stack's apply resource's triggers that holds this construct's document hash: its path below the stack. */
   readonly triggerKey: string;
+  /** The terraform address of the construct's own resource or data source with the provider vehicle (`converge_route.get-orders`); undefined with a CLI vehicle. */
+  readonly terraformAddress: string | undefined;
   readonly #problems: ReadonlyArray<string>;
   /** The document as the file loader reads it (defaults filled in), when it is valid. */
   readonly #parsed: Document | undefined;
@@ -46,9 +53,16 @@ export abstract class ConvergeResource extends Construct implements DeclaredReso
   protected constructor(scope: Construct, id: string, declaration: ResourceDeclaration) {
     super(scope, id);
     brandAsResource(this);
-    ConvergeConfig.of(this);
+    const config = ConvergeConfig.of(this);
     this.document = declaration.document;
-    this.#problems = [...documentProblems(declaration.schema, declaration.document), ...(declaration.problems ?? [])];
+    const refused: string[] = [];
+    this.terraformAddress = undefined;
+    if (config.vehicle === "provider") {
+      const declared = declaration.provider({ path: this.node.path, apiId: (api) => apiIdOf(config, api) });
+      if ("refused" in declared) refused.push(...declared.refused);
+      else this.terraformAddress = createProviderElement(this, "terraform", { ...declared, name: resourceBaseName(this) }).address;
+    }
+    this.#problems = [...documentProblems(declaration.schema, declaration.document), ...(declaration.problems ?? []), ...refused];
     const parsed = this.#problems.length === 0 ? DOCUMENT_SCHEMAS[declaration.kind].safeParse(declaration.document) : undefined;
     this.#parsed = parsed?.success ? (parsed.data as Document) : undefined;
     this.identityDocument = this.#parsed ? identityOf(this.#parsed) : undefined;
@@ -75,13 +89,37 @@ export function resourcesOf(stack: IConstruct): ConvergeResource[] {
 
 /**
  * Problems of `resource` that show only among the stack's documents, found with the desired-state
- * loader's own cross-document checks (one document per identity, one pin per live ID, …), and a
- * path that would take the trigger key of the stack's desired-state file.
+ * loader's own cross-document checks (one document per identity, one pin per live ID, …); and,
+ * with the provider vehicle, a terraform name another element of the stack has, or with a CLI
+ * vehicle, a path that would take the trigger key of the stack's desired-state file.
  */
 function stackProblemsOf(resource: ConvergeResource): string[] {
-  const problems = resource.triggerKey === DESIRED_TRIGGER ? [triggerKeyTaken(DESIRED_TRIGGER)] : [];
-  return [...problems, ...(crossDocumentProblems(stackOf(resource)).get(resource.node.path) ?? [])];
+  const stack = stackOf(resource);
+  const problems = resource.terraformAddress !== undefined
+    ? terraformNameProblems(stack).get(resource.node.path) ?? []
+    : resource.triggerKey === DESIRED_TRIGGER ? [triggerKeyTaken(DESIRED_TRIGGER)] : [];
+  return [...problems, ...(crossDocumentProblems(stack).get(resource.node.path) ?? [])];
 }
+
+/**
+ * Constructs whose terraform address another element of the stack has already (a lookup of an API
+ * by name, or a construct earlier in the tree: `a/b` and `a_b` are both `a_b`), by construct path.
+ * cdktf would merge two elements of one address into one.
+ */
+const terraformNameProblems = memoizedByResources((declared) => {
+  const holders = new Map<string, string>();
+  const config = declared.length > 0 ? ConvergeConfig.of(declared[0]!) : undefined;
+  for (const lookup of config ? apiLookupsOf(config) : []) holders.set(lookup.address, `the stack's lookup of the API named ${JSON.stringify(lookup.name)}`);
+  const problems = new Map<string, string[]>();
+  for (const resource of declared.filter(ConvergeResource.isConvergeResource)) {
+    const address = resource.terraformAddress;
+    if (address === undefined) continue;
+    const holder = holders.get(address);
+    if (holder === undefined) holders.set(address, `the name of the construct at "${resource.node.path}"`);
+    else problems.set(resource.node.path, [terraformNameTaken(address, holder)]);
+  }
+  return problems;
+});
 
 /** The cross-document problems of a stack's constructs by construct path: checked once for all of them (each construct's validation reads its own). */
 const crossDocumentProblems = memoizedByResources((declared) => {

@@ -1,13 +1,15 @@
 import type { Construct } from "constructs";
-import { IntegrationDocument, type ApiRef, type IntegrationSpec } from "../src/desired/schema.js";
+import { IntegrationDocument, IntegrationSpec, type ApiRef } from "../src/desired/schema.js";
+import { HEAD_ATTRIBUTES } from "../src/desired/terraform-attributes.js";
 import { ConvergeResource } from "./converge-resource.js";
+import { specAttributes } from "./provider-vehicle.js";
 
 export interface IntegrationProps {
-  /** Logical name, unique within its API: what routes target (letters, digits, '.', '_', '-'). @default the construct's id */
+  /** Logical name, unique within its API: what routes target (letters, digits, '.', '_', '-'); not an attribute with the provider vehicle, where a route targets the construct itself. @default the construct's id */
   readonly name?: string;
   /** The API: an apiId, or `{ name }` looked up among the caller's APIs. @default - required */
   readonly api: ApiRef;
-  /** Pins the live integration by ID instead of matching it by its natural key. @default matched by the natural key */
+  /** Pins the live integration by ID instead of matching it by its natural key; with the provider vehicle, an import of `<apiId>/<integrationId>`. @default matched by the natural key */
   readonly integrationId?: string;
   /** AWS, AWS_PROXY, HTTP, HTTP_PROXY, MOCK or CLOUD_PROXY (part of the natural key). @default - required */
   readonly integrationType: IntegrationSpec["integrationType"];
@@ -55,7 +57,8 @@ void _sameFields;
  * its natural key (integrationType, integrationUri, integrationMethod, connectionType, connectionId,
  * integrationSubtype) together with its logical name. Destroying the construct deletes the
  * integration (the service refuses while a route targets it: routes that target it by construct are
- * destroyed first). A field set to `null` must be absent on the live integration.
+ * destroyed first). A field set to `null` must be absent on the live integration. With the provider
+ * vehicle, a `converge_integration`.
  */
 export class Integration extends ConvergeResource {
   /** The logical name routes target. */
@@ -69,6 +72,17 @@ export class Integration extends ConvergeResource {
       kind: "Integration",
       document: { kind: "Integration", name, api, spec },
       schema: IntegrationDocument,
+      provider: (context) => {
+        const { attributes, ignoreChanges } = specAttributes(spec, IntegrationSpec.shape, { except: ["integrationId"] });
+        const apiId = context.apiId(api);
+        return {
+          block: "resource",
+          type: "converge_integration",
+          attributes: { [HEAD_ATTRIBUTES.api]: apiId, ...attributes },
+          ignoreChanges,
+          importId: spec.integrationId !== undefined ? `${apiId}/${spec.integrationId}` : undefined,
+        };
+      },
     });
     this.name = name;
     this.api = api;

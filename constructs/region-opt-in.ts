@@ -1,6 +1,8 @@
 import type { Construct } from "constructs";
+import { REGION_OPT_IN_SERVICE_NAMES } from "../src/desired/kinds/region-opt-in.js";
 import { RegionOptInDocument } from "../src/desired/schema.js";
 import { ConvergeResource } from "./converge-resource.js";
+import { accountAttribute, specAttributes } from "./provider-vehicle.js";
 
 export interface RegionOptInProps {
   /** The 12-digit account whose Region this is. @default the account of the token's identity (the caller's own) */
@@ -14,7 +16,8 @@ export interface RegionOptInProps {
 /**
  * The opt-in status of a Region (desired-state kind RegionOptIn). Identity: (account, region).
  * There is no delete: destroying or removing the construct leaves the Region as it is; declare
- * `enabled: false` to opt out.
+ * `enabled: false` to opt out. With the provider vehicle, a `converge_region_opt_in` (whose destroy
+ * also leaves the Region as it is).
  */
 export class RegionOptIn extends ConvergeResource {
   constructor(scope: Construct, id: string, props: RegionOptInProps) {
@@ -24,6 +27,10 @@ export class RegionOptIn extends ConvergeResource {
       kind: "RegionOptIn",
       document: { ...head, spec },
       schema: RegionOptInDocument,
+      provider: () => {
+        const { attributes, ignoreChanges } = specAttributes(spec, RegionOptInDocument.shape.spec.shape, { serviceNames: REGION_OPT_IN_SERVICE_NAMES });
+        return { block: "resource", type: "converge_region_opt_in", attributes: { ...accountAttribute(account), ...attributes }, ignoreChanges };
+      },
     });
   }
 }

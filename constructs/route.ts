@@ -1,8 +1,11 @@
 import type { Construct } from "constructs";
-import { RouteDocument, type ApiRef, type RouteSpec } from "../src/desired/schema.js";
+import { RouteDocument, RouteSpec, type ApiRef } from "../src/desired/schema.js";
 import { renderValue } from "../src/spec/field-issues.js";
 import { apiRefKey, describeApiRef } from "../src/desired/api-ref.js";
+import { fieldAttribute, HEAD_ATTRIBUTES } from "../src/desired/terraform-attributes.js";
 import { ConvergeResource } from "./converge-resource.js";
+import { attributeReference, specAttributes, type ProviderContext, type ProviderDeclaration } from "./provider-vehicle.js";
+import { templateLiteral } from "./vehicle.js";
 import { targetInOtherApi, targetNotInStack, targetNotIntegration } from "./errors.js";
 import { Integration } from "./integration.js";
 import { stackOf } from "./vehicle.js";
@@ -12,11 +15,11 @@ export interface RouteProps {
   readonly api: ApiRef;
   /** The route key: "$default" or "METHOD /path" on HTTP APIs, free-form on WebSocket APIs; its identity. @default - required */
   readonly routeKey: RouteSpec["routeKey"];
-  /** Pins the live route by ID (then routeKey may rename it). @default matched by routeKey */
+  /** Pins the live route by ID (then routeKey may rename it); with the provider vehicle, an import of `<apiId>/<routeId>`. @default matched by routeKey */
   readonly routeId?: string;
-  /** Logical name, for --target and messages. @default the route key */
+  /** Logical name, for --target and messages; not an attribute with the provider vehicle. @default the route key */
   readonly name?: string;
-  /** What the route invokes: an Integration construct of the same API and stack (the route is ordered after it), or "integrations/<id>"; null detaches. @default don't care */
+  /** What the route invokes: an Integration construct of the same API and stack (the route is ordered after it; with the provider vehicle, a reference to its integration_id), or "integrations/<id>"; null detaches. @default don't care */
   readonly target?: Integration | string | null;
   /** NONE, JWT, AWS_IAM or CUSTOM. @default don't care (the service's default is NONE) */
   readonly authorizationType?: RouteSpec["authorizationType"];
@@ -47,7 +50,8 @@ void _sameFields;
  * A route of an API (desired-state kind Route). Identity: (API, routeKey), or a pinned routeId.
  * `target: someIntegration` writes `target: {integration: <its name>}` into the document: the stack's
  * converge run creates the integration before the route, and deletes the route (or moves it to its
- * new target) before an integration it no longer targets.
+ * new target) before an integration it no longer targets. With the provider vehicle, a
+ * `converge_route` whose target refers to the integration's resource, so terraform orders them.
  */
 export class Route extends ConvergeResource {
   constructor(scope: Construct, id: string, props: RouteProps) {
@@ -67,6 +71,26 @@ export class Route extends ConvergeResource {
       document: { kind: "Route", ...(name !== undefined ? { name } : {}), api, spec },
       schema: RouteDocument,
       problems,
+      provider: (context) => routeOnProvider(props, context),
     });
   }
+}
+
+/** A route as a `converge_route`: the API's ID, the spec's fields, the target (a reference to a target construct's resource), and its pin as an import. */
+function routeOnProvider(props: RouteProps, context: ProviderContext): ProviderDeclaration {
+  const { api, target, routeId, name: _name, ...spec } = props;
+  const { attributes, ignoreChanges } = specAttributes(spec, RouteSpec.shape, { except: ["routeId", "target"] });
+  const targetAttribute = fieldAttribute("target");
+  if (target === undefined) ignoreChanges.push(targetAttribute);
+  else if (target instanceof Integration) {
+    if (target.terraformAddress !== undefined) attributes[targetAttribute] = `integrations/${attributeReference(target.terraformAddress, fieldAttribute("integrationId"))}`;
+  } else if (target !== null) attributes[targetAttribute] = templateLiteral(target);
+  const apiId = context.apiId(api);
+  return {
+    block: "resource",
+    type: "converge_route",
+    attributes: { [HEAD_ATTRIBUTES.api]: apiId, ...attributes },
+    ignoreChanges,
+    importId: routeId !== undefined ? `${apiId}/${routeId}` : undefined,
+  };
 }

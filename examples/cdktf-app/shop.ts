@@ -12,12 +12,15 @@ const ORDERS_API = "a1b2c3d4e5";
  * (main-cdktn.ts): the constructs work with either library.
  */
 export function declareShop(stack: Construct): void {
+  // terraform_data when unset (the constructs' default); null_resource; or provider: one resource of
+  // converge's own provider per construct (`npx converge provider install` first)
+  const vehicle = process.env.CONVERGE_VEHICLE as Vehicle | undefined;
   new ConvergeConfig(stack, "converge", {
     endpoint: process.env.CONVERGE_ENDPOINT ?? "http://127.0.0.1:4566",
-    // null_resource by default; terraform_data where terraform init cannot download the null provider
-    vehicle: (process.env.CONVERGE_VEHICLE ?? "null_resource") as Vehicle,
-    // the converge installed beside this app (the provisioners run it; quoted: the path may hold spaces)
-    cli: process.env.CONVERGE_CLI ?? `node "${fileURLToPath(new URL("./node_modules/converge/dist/src/cli/main.js", import.meta.url))}"`,
+    ...(vehicle !== undefined ? { vehicle } : {}),
+    // the converge installed beside this app, which the provisioners run (quoted: the path may hold
+    // spaces); the provider vehicle runs no CLI
+    ...(vehicle === "provider" ? {} : { cli: process.env.CONVERGE_CLI ?? `node "${fileURLToPath(new URL("./node_modules/converge/dist/src/cli/main.js", import.meta.url))}"` }),
   });
 
   new AlternateContact(stack, "security-contact", {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { camelCase, fieldAttribute, snakeCase } from "../desired/terraform-attributes.js";
 import { isUnknown, types, type AttributeSchema, type CtyType, type Value } from "./runtime/index.js";
 
 /**
@@ -39,16 +40,11 @@ export interface SpecFieldOptions {
   readonly serviceNames?: Readonly<Record<string, string>>;
 }
 
-/** `integrationUri` → `integration_uri`, `AlternateContactType` → `alternate_contact_type`. */
-export function snakeCase(name: string): string {
-  return name.replace(/(?<!^)[A-Z]/g, (letter) => `_${letter}`).toLowerCase();
-}
-
 /** The spec fields of a kind as attributes, in the order of the field record. */
 export function specFields(fields: Readonly<Record<string, z.ZodType>>, options: SpecFieldOptions = {}): SpecField[] {
   return Object.entries(fields).map(([field, schema]) => ({
     field,
-    attribute: snakeCase(options.serviceNames?.[field] ?? field),
+    attribute: fieldAttribute(field, options.serviceNames),
     liveField: options.serviceNames?.[field] ?? field,
     type: ctyTypeOf(schema, options.sets?.includes(field) ?? false),
     presence: options.required?.includes(field) ? "required" : options.defaulted?.includes(field) ? "defaulted" : "optional",
@@ -130,10 +126,6 @@ export function fromWire(value: unknown, type: CtyType): Value {
     default:
       return value as Value;
   }
-}
-
-function camelCase(name: string): string {
-  return name.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 }
 
 /**

@@ -7,15 +7,15 @@ import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startService, type RunningService } from "../../src/service/index.js";
 import { describeCliResult, runCli } from "../support/cli.js";
-import { liveContact, liveRoute } from "../e2e/e2e-fixture.js";
+import { liveContact, liveRoute, writeCounts } from "../e2e/e2e-fixture.js";
 import { normalizeSynth } from "./synth-fixture.js";
-import { SECRET_TOKEN, Terraform, assertTerraformAvailable, cdktfWorld, describeTerraform } from "./terraform-fixture.js";
+import { NO_NETWORK, SECRET_TOKEN, Terraform, assertTerraformAvailable, cdktfWorld, describeTerraform, installConvergeProvider } from "./terraform-fixture.js";
 
 /**
  * examples/cdktf-app as its README runs it, without cdktf-cli: the app installed beside converge
  * (node_modules linked to this checkout), type-checked, run as `cdktf synth` runs it (CDKTF_OUTDIR),
  * then `terraform init` and `terraform apply` in the stack's directory as `cdktf deploy` does, with
- * the terraform_data vehicle, against the embedded service.
+ * the terraform_data vehicle and with the provider vehicle, against the embedded service.
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -83,16 +83,54 @@ describe("examples/cdktf-app", { timeout: 90_000 }, () => {
     const resources = async (directory: string) => normalizeSynth(JSON.stringify((JSON.parse(await readFile(join(directory, "cdk.tf.json"), "utf8")) as { resource: unknown }).resource), {});
     expect(await resources(cdktnDir)).toEqual(await resources(cdktfDir));
   });
+
+  it.each(["main.ts", "main-cdktn.ts"])("synthesizes %s with the provider vehicle and deploys it with converge's provider, which converge plan --from-synth then finds in sync", async (entry) => {
+    const own = await startService({ port: 0, world: cdktfWorld(), recordRequests: true });
+    try {
+      const stackDir = await synthExample(entry, `out-provider-${entry}`, { CONVERGE_VEHICLE: "provider", CONVERGE_ENDPOINT: own.url });
+      const tf = JSON.parse(await readFile(join(stackDir, "cdk.tf.json"), "utf8")) as { resource: Record<string, Record<string, unknown>>; data: Record<string, Record<string, unknown>> };
+      expect(Object.fromEntries(Object.entries(tf.resource).map(([type, byName]) => [type, Object.keys(byName).sort()]))).toEqual({
+        converge_alternate_contact: ["billing-contact", "security-contact"],
+        converge_integration: ["catalog-backend"],
+        converge_route: ["get-product", "list-products"],
+        converge_region_opt_in: ["hong-kong"],
+      });
+      expect(Object.keys(tf.data.converge_api!)).toEqual(["orders-api"]);
+
+      await installConvergeProvider(app);
+      const terraform = new Terraform(stackDir, app, { CONVERGE_TOKEN: SECRET_TOKEN, ...NO_NETWORK });
+      const init = await terraform.init();
+      expect(init.code, describeTerraform(init)).toBe(0);
+      const apply = await terraform.apply();
+      expect(apply.code, describeTerraform(apply)).toBe(0);
+      expect(writeCounts(own)).toEqual({ PutAlternateContact: 2, CreateIntegration: 1, CreateRoute: 2, EnableRegion: 1 });
+      expect(await liveContact(own, "BILLING")).toMatchObject({ Name: "Accounts Payable" });
+      expect((await liveRoute(own, "a1b2c3d4e5", "GET /products/{id}")).target).toMatch(/^integrations\/[a-z0-9]+$/);
+      const again = await terraform.run(["plan", "-detailed-exitcode", "-input=false", "-no-color"]);
+      expect(again.code, describeTerraform(again)).toBe(0);
+
+      const plan = await runCli(["plan", "--from-synth", stackDir], { env: { CONVERGE_ENDPOINT: own.url, CONVERGE_TOKEN: SECRET_TOKEN } });
+      expect(plan.code, describeCliResult(plan)).toBe(0);
+    } finally {
+      await own.close();
+    }
+  });
 });
 
-/** Runs an entry of the example as `cdktf synth` / `cdktn synth` do (CDKTF_OUTDIR, the terraform_data vehicle); returns the stack's directory. */
-async function synthExample(entry: string, out: string): Promise<string> {
+/**
+ * Runs an entry of the example as `cdktf synth` / `cdktn synth` do (CDKTF_OUTDIR, the terraform_data
+ * vehicle unless `env` says otherwise); returns the stack's directory. The synth runs in a directory
+ * of its own inside `out`, where cdktf's default local backend keeps the stack's state.
+ */
+async function synthExample(entry: string, out: string, env: Readonly<Record<string, string>> = {}): Promise<string> {
   for (const file of ["shop.ts", entry]) {
     const source = await readFile(join(app, file), "utf8");
     await writeFile(join(app, file.replace(/\.ts$/, ".mjs")), ts.transpileModule(source.replace('from "./shop.js"', 'from "./shop.mjs"'), { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText);
   }
   const outdir = join(app, out);
-  const synth = await runProcess(process.execPath, [entry.replace(/\.ts$/, ".mjs")], { cwd: app, env: { PATH: process.env.PATH ?? "", CDKTF_OUTDIR: outdir, CONVERGE_ENDPOINT: service.url, CONVERGE_VEHICLE: "terraform_data" } });
+  const cwd = join(outdir, "work");
+  await mkdir(cwd, { recursive: true });
+  const synth = await runProcess(process.execPath, [join(app, entry.replace(/\.ts$/, ".mjs"))], { cwd, env: { PATH: process.env.PATH ?? "", CDKTF_OUTDIR: outdir, CONVERGE_ENDPOINT: service.url, CONVERGE_VEHICLE: "terraform_data", ...env } });
   expect(synth.code, synth.stdout + synth.stderr).toBe(0);
   return join(outdir, "stacks/shop");
 }

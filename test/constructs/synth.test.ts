@@ -106,6 +106,12 @@ describe.each<{ vehicle: Vehicle; triggersKey: "triggers" | "triggers_replace"; 
 });
 
 describe("synth: what reaches cdk.tf.json", () => {
+  it("carries the stack with terraform_data when no vehicle is given (the default, measured fastest; nothing to download)", () => {
+    const output = synthStack((stack) => buildShop(stack), { cli: CLI });
+    expect(Object.keys(output.tf.resource ?? {})).toEqual(["terraform_data"]);
+    expect(output.tf.terraform?.required_providers).toBeUndefined();
+  });
+
   it("holds no document: values reach the CLI only through converge.desired.json", () => {
     const name = "${path.module} %{ if true }c%{ endif } $(touch /tmp/x) $${d}";
     const output = synthStack((stack) => buildShop(stack, { contact: { name } }), { vehicle: "terraform_data", cli: CLI });

@@ -55,7 +55,8 @@ export class Terraform {
 
   constructor(readonly stackDir: string, home: string, extraEnv: Readonly<Record<string, string>>) {
     const cliConfig = join(home, "terraformrc");
-    writeFileSync(cliConfig, "# no provider installation from the network: terraform_data is built in\n");
+    // empty: terraform_data is built in, converge's provider is in the implied local mirror of `home`
+    writeFileSync(cliConfig, "# no provider_installation block: nothing but terraform's defaults\n");
     this.#env = {
       PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
       HOME: home,
@@ -115,3 +116,21 @@ export function replacedResources(result: TerraformResult): string[] {
 export function convergeRuns(result: TerraformResult): string[] {
   return [...result.stdout.matchAll(/^(\S+): Provisioning with 'local-exec'/gm)].map((match) => match[1]!);
 }
+
+/**
+ * `converge provider install` as a user runs it, into terraform's implied local mirror of `home`
+ * (`home/.terraform.d/plugins`): the compiled CLI with HOME set to `home`. Fails the test when the
+ * install fails.
+ */
+export async function installConvergeProvider(home: string): Promise<string> {
+  const { code, stdout, stderr } = await runProcess(process.execPath, [builtCliPath(), "provider", "install"], { env: { PATH: process.env.PATH ?? "", HOME: home }, timeoutMs: 30_000 });
+  if (code !== 0) throw new Error(`converge provider install exited ${code}: ${stdout}${stderr}`);
+  return stdout;
+}
+
+/**
+ * Proxies that refuse every connection (nothing listens on port 9): a terraform that tried the
+ * network (the registry, a checkpoint) would fail. converge's provider reaches the embedded
+ * service on 127.0.0.1 directly (NO_PROXY, and Node's fetch ignores the proxy variables).
+ */
+export const NO_NETWORK: Readonly<Record<string, string>> = { HTTPS_PROXY: "http://127.0.0.1:9", HTTP_PROXY: "http://127.0.0.1:9", NO_PROXY: "127.0.0.1,localhost" };

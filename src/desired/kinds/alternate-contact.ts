@@ -1,11 +1,24 @@
 import { SELF } from "../read-key.js";
-import type { AlternateContactDocument } from "../schema.js";
+import type { z } from "zod";
+import type { AlternateContactDocument, AlternateContactSpec } from "../schema.js";
 import type { KindModel } from "./kind-model.js";
 
 /** The account a contact or Region document is about: its `account`, or the caller's own. */
 export function accountOf(document: { readonly account?: string | undefined }): string {
   return document.account ?? SELF;
 }
+
+/**
+ * The account service's names of a contact's fields (PascalCase; the document calls
+ * AlternateContactType `type`): their snake_case are the contact's terraform attributes.
+ */
+export const ALTERNATE_CONTACT_SERVICE_NAMES = {
+  type: "AlternateContactType",
+  name: "Name",
+  title: "Title",
+  emailAddress: "EmailAddress",
+  phoneNumber: "PhoneNumber",
+} as const satisfies Readonly<Record<keyof z.output<typeof AlternateContactSpec>, string>>;
 
 /** AlternateContact: identity (account, type); read by one GetAlternateContact. */
 export const alternateContactModel: KindModel<AlternateContactDocument> = {

@@ -2,6 +2,9 @@ import type { RegionOptInDocument } from "../schema.js";
 import { accountOf } from "./alternate-contact.js";
 import type { KindModel } from "./kind-model.js";
 
+/** The account service's name of an opt-in's field the document names otherwise: its snake_case is the terraform attribute (`region_name`). */
+export const REGION_OPT_IN_SERVICE_NAMES = { region: "RegionName" } as const satisfies Partial<Readonly<Record<keyof RegionOptInDocument["spec"], string>>>;
+
 /** RegionOptIn: identity (account, region); read with the account's other Regions by one ListRegions listing. */
 export const regionOptInModel: KindModel<RegionOptInDocument> = {
   kind: "RegionOptIn",

@@ -1,3 +1,4 @@
+import { ALTERNATE_CONTACT_SERVICE_NAMES } from "../../desired/kinds/alternate-contact.js";
 import { SELF } from "../../desired/read-key.js";
 import { AlternateContactSpec } from "../../desired/schema.js";
 import type { LiveState } from "../../reconcile/model.js";
@@ -10,7 +11,7 @@ import { parseImportId } from "./import-id.js";
 /** A contact's fields as attributes, named after the service's fields (the document calls AlternateContactType `type`). */
 const FIELDS = specFields(AlternateContactSpec.shape, {
   required: ["type", "name", "title", "emailAddress", "phoneNumber"],
-  serviceNames: { type: "AlternateContactType", name: "Name", title: "Title", emailAddress: "EmailAddress", phoneNumber: "PhoneNumber" },
+  serviceNames: ALTERNATE_CONTACT_SERVICE_NAMES,
   descriptions: {
     type: "BILLING, OPERATIONS or SECURITY (upper case); changing it replaces the contact.",
     emailAddress: "The contact's email address (surrounding spaces are not a change).",

@@ -1,3 +1,4 @@
+import { REGION_OPT_IN_SERVICE_NAMES } from "../../desired/kinds/region-opt-in.js";
 import { SELF } from "../../desired/read-key.js";
 import { RegionOptInDocument } from "../../desired/schema.js";
 import type { LiveState } from "../../reconcile/model.js";
@@ -10,7 +11,7 @@ import { parseImportId } from "./import-id.js";
 /** The opt-in's fields as attributes: the Region (by the service's name, RegionName) and whether it is enabled. */
 const FIELDS = specFields(RegionOptInDocument.shape.spec.shape, {
   required: ["region", "enabled"],
-  serviceNames: { region: "RegionName" },
+  serviceNames: REGION_OPT_IN_SERVICE_NAMES,
   descriptions: {
     region: "The Region (e.g. `ap-east-1`); changing it replaces the resource.",
     enabled: "Whether the Region is enabled for the account. Applying waits until it is ENABLED or DISABLED.",

@@ -1,0 +1,12 @@
+import * as cdktf from "cdktf";
+import { AlternateContact, ConvergeConfig, Integration, RegionOptIn, Route } from "./dist/constructs/index.js";
+const [outdir, vehicle, variant] = process.argv.slice(2);
+const app = new cdktf.App({ outdir });
+const stack = new cdktf.TerraformStack(app, "shop");
+new cdktf.LocalBackend(stack, { path: outdir + "/../state.tfstate" });
+new ConvergeConfig(stack, "converge", vehicle === "provider" ? { vehicle, endpoint: "http://127.0.0.1:45661" } : { vehicle, endpoint: "http://127.0.0.1:45661", cli: `node /work/wt-cdktf/dist/src/cli/main.js` });
+new AlternateContact(stack, "ops", { type: "OPERATIONS", name: "Ops", title: "Lead", emailAddress: "ops@example.com", phoneNumber: "+1 555 0102" });
+const i = new Integration(stack, variant === "rename" ? "svc2" : "svc", { api: "a1b2c3d4e5", integrationType: "HTTP_PROXY", integrationUri: "https://svc.example/x", integrationMethod: "GET", payloadFormatVersion: "1.0" });
+new Route(stack, "svc-route", { api: "a1b2c3d4e5", routeKey: "GET /svc", target: i });
+if (variant !== "nomanaged") new Integration(stack, "managed", { api: "a1b2c3d4e5", integrationType: "HTTP_PROXY", integrationUri: "https://orders.internal.example/api", integrationMethod: "ANY", payloadFormatVersion: "1.0" });
+app.synth();
