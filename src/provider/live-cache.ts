@@ -1,7 +1,7 @@
 import { createClients, type AcknowledgedWrite, type Clients, type ClientsOptions } from "../clients/index.js";
 import { readKeyText } from "../desired/read-key.js";
 import type { LiveCollections } from "../reconcile/kinds/kind-engine.js";
-import { listApis, readLive, sourceOf, type ApiDirectory } from "../reconcile/live-reader.js";
+import { listApis, mergedCollections, readLive, sourceOf, type ApiDirectory } from "../reconcile/live-reader.js";
 import type { LiveNeed, LiveState } from "../reconcile/model.js";
 
 interface Entry {
@@ -53,7 +53,7 @@ export class LiveCache {
    */
   async read(needs: ReadonlyArray<LiveNeed>, signal?: AbortSignal): Promise<LiveState> {
     const directory = await this.knownDirectory();
-    return merged(await Promise.all(needs.map((need) => this.#part(withDirectory(need, directory), signal))));
+    return { ...mergedCollections(await Promise.all(needs.map((need) => this.#part(withDirectory(need, directory), signal)))), apiIdsByName: {} };
   }
 
   /**
@@ -63,7 +63,7 @@ export class LiveCache {
    */
   async firstRead(needs: ReadonlyArray<LiveNeed>, signal?: AbortSignal): Promise<LiveState> {
     await this.read(needs, signal);
-    return merged(needs.map((need) => this.#first.get(readKeyText(need)) ?? {}));
+    return { ...mergedCollections(needs.map((need) => this.#first.get(readKeyText(need)) ?? {})), apiIdsByName: {} };
   }
 
   /** Forgets what was read for `needs` (a write that found nothing to do, answered 404, was not acknowledged). */
@@ -107,19 +107,6 @@ export class LiveCache {
       else entry.value = { ...entry.value, ...after };
     }
   }
-}
-
-/** The parts of live state read for several needs, as one. */
-function merged(parts: ReadonlyArray<Partial<LiveCollections>>): LiveState {
-  const apis: Record<string, LiveState["apis"][string]> = {};
-  const contacts: Record<string, LiveState["contacts"][string]> = {};
-  const regions: Record<string, LiveState["regions"][string]> = {};
-  for (const part of parts) {
-    Object.assign(apis, part.apis);
-    Object.assign(contacts, part.contacts);
-    Object.assign(regions, part.regions);
-  }
-  return { apis, apiIdsByName: {}, contacts, regions };
 }
 
 /** An API need with the protocol and name the directory knows. */

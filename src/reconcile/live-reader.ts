@@ -111,6 +111,13 @@ async function readLiveState(needs: ReadonlyArray<LiveNeed>, clients: Clients, o
   }))));
   if (attempted > 0 && failed === attempted) throw firstError;
 
+  const apiIdsByName = directory ? Object.fromEntries([...directory.idsByName].map(([name, ids]) => [name, [...ids]])) : {};
+  const { apis, contacts, regions } = mergedCollections(parts);
+  return { live: { apis, apiIdsByName, contacts, regions }, failures };
+}
+
+/** The parts of live state several reads answered, as one: each collection merged, its records in key order. */
+export function mergedCollections(parts: ReadonlyArray<Partial<LiveCollections>>): LiveCollections {
   const apis: Record<string, LiveApi> = {};
   const contacts: Record<string, LiveState["contacts"][string]> = {};
   const regions: Record<string, LiveState["regions"][string]> = {};
@@ -119,8 +126,7 @@ async function readLiveState(needs: ReadonlyArray<LiveNeed>, clients: Clients, o
     Object.assign(contacts, part.contacts);
     Object.assign(regions, part.regions);
   }
-  const apiIdsByName = directory ? Object.fromEntries([...directory.idsByName].map(([name, ids]) => [name, [...ids]])) : {};
-  return { live: { apis: sortKeys(apis), apiIdsByName, contacts: sortKeys(contacts), regions: sortKeys(regions) }, failures };
+  return { apis: sortKeys(apis), contacts: sortKeys(contacts), regions: sortKeys(regions) };
 }
 
 /**
