@@ -5,6 +5,7 @@ import type { Construct, IConstruct } from "constructs";
 import * as cdktf from "cdktf";
 import * as cdktfSynthesizer from "cdktf/lib/synthesize/synthesizer.js";
 import { provider as nullProvider, resource as nullResource } from "@cdktf/provider-null";
+import { PROVIDER_SOURCE } from "../src/desired/terraform-attributes.js";
 
 /**
  * The one module that touches cdktf, its maintained fork cdktn, and @cdktf/provider-null
@@ -87,9 +88,6 @@ interface Kit {
   readonly converge: ConvergeElements;
 }
 
-/** The source address of converge's provider (`converge provider install` puts it in terraform's implied local mirror). */
-export const CONVERGE_PROVIDER_SOURCE = "converge/converge";
-
 /** Generic elements of converge's provider: no bindings are generated for it, its schema is converge's own. */
 interface ConvergeElements {
   resource(scope: Construct, id: string, type: string, attributes: Readonly<Record<string, unknown>>, lifecycle: cdktf.TerraformResourceLifecycle | undefined): cdktf.TerraformResource;
@@ -123,7 +121,7 @@ function convergeElements(library: Library): ConvergeElements {
   class ConvergeProvider extends library.TerraformProvider {
     readonly #attributes: Readonly<Record<string, unknown>>;
     constructor(scope: Construct, id: string, attributes: Readonly<Record<string, unknown>>) {
-      super(scope, id, { terraformResourceType: "converge", terraformGeneratorMetadata: metadata, terraformProviderSource: CONVERGE_PROVIDER_SOURCE });
+      super(scope, id, { terraformResourceType: "converge", terraformGeneratorMetadata: metadata, terraformProviderSource: PROVIDER_SOURCE });
       this.#attributes = attributes;
     }
     protected override synthesizeAttributes(): Record<string, unknown> {

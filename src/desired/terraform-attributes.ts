@@ -10,6 +10,13 @@ import { z } from "zod";
  * written. A document's head fields are `api_id` and `account_id`.
  */
 
+/**
+ * The source address of converge's terraform provider (`source = "converge/converge"` in
+ * `required_providers`): what `converge provider install` installs and what the constructs'
+ * provider vehicle declares. Under it, terraform's registry host and OpenTofu's.
+ */
+export const PROVIDER_SOURCE = "converge/converge";
+
 /** `integrationUri` → `integration_uri`, `AlternateContactType` → `alternate_contact_type`. */
 export function snakeCase(name: string): string {
   return name.replace(/(?<!^)[A-Z]/g, (letter) => `_${letter}`).toLowerCase();

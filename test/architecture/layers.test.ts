@@ -22,7 +22,7 @@ const ALLOWED: Readonly<Record<string, ReadonlyArray<string>>> = {
   "src/desired": ["src/desired", "src/spec"],
   "src/reconcile": ["src/reconcile", "src/desired", "src/clients", "src/spec"],
   "src/provider": ["src/provider", "src/reconcile", "src/desired", "src/clients", "src/spec"],
-  "src/cli": ["src/cli", "src/provider", "src/reconcile", "src/desired", "src/clients", "src/service", "src/spec"],
+  "src/cli": ["src/cli", "src/reconcile", "src/desired", "src/clients", "src/service", "src/spec"],
   "constructs": ["constructs", "src/desired", "src/spec"],
 };
 

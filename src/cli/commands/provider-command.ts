@@ -1,4 +1,5 @@
-import { installProvider, PROVIDER_SOURCE } from "../../provider/install.js";
+import { PROVIDER_SOURCE } from "../../desired/terraform-attributes.js";
+import { installProvider } from "../provider-install.js";
 import { CliError } from "../cli-error.js";
 
 export interface ProviderInstallFlags {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { App, LocalBackend, TerraformStack } from "cdktf";
 import { AlternateContact, ConvergeConfig, Integration, Route, type Vehicle } from "../../../constructs/index.js";
-import { installProvider } from "../../../src/provider/install.js";
+import { installProvider } from "../../../src/cli/provider-install.js";
 import { startService, type RunningService } from "../../../src/service/index.js";
 import { ACCOUNTS, APIS, ESTATE_TOKEN, MANAGEMENT, estateWorld } from "../estate.js";
 import type { BenchExperiment } from "../experiment.js";

@@ -3,13 +3,19 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** terraform's source address of the provider: `source = "converge/converge"` in `required_providers`. */
-export const PROVIDER_SOURCE = "converge/converge";
+import { PROVIDER_SOURCE } from "../desired/terraform-attributes.js";
+
 /**
  * Where the mirror holds the provider: under the host the short source address stands for, which is
  * terraform's registry for terraform and OpenTofu's for OpenTofu (both read the same mirror).
  */
-const PROVIDER_HOST_PATHS = ["registry.terraform.io/converge/converge", "registry.opentofu.org/converge/converge"];
+const PROVIDER_HOST_PATHS = ["registry.terraform.io", "registry.opentofu.org"].map((host) => `${host}/${PROVIDER_SOURCE}`);
+
+/**
+ * The provider's executable entry, beside the CLI in this package: a file the installed script
+ * runs, not a module the CLI imports (the CLI and the provider are both top layers, README "Layout").
+ */
+const PROVIDER_MAIN = new URL("../provider/main.js", import.meta.url);
 
 /** What `installProvider` did. */
 export interface InstalledProvider {
@@ -55,7 +61,7 @@ export function installProvider(options: { readonly mirror?: string | undefined;
   const mirror = options.mirror ?? join(env.HOME || homedir(), ".terraform.d", "plugins");
   const version = convergeVersion();
   const platform = terraformPlatform();
-  const main = fileURLToPath(new URL("./main.js", import.meta.url));
+  const main = fileURLToPath(PROVIDER_MAIN);
   const script = `#!/bin/sh\n# converge ${version}: the terraform provider, on the Node.js that installed it\nexec ${shellQuote(process.execPath)} ${shellQuote(main)} "$@"\n`;
   const [executable, ...others] = PROVIDER_HOST_PATHS.map((hostPath) => join(mirror, hostPath, version, platform, `terraform-provider-converge_v${version}`));
   for (const path of [executable!, ...others]) {

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { convergeVersion, terraformPlatform } from "../../src/provider/install.js";
+import { convergeVersion, terraformPlatform } from "../../src/cli/provider-install.js";
 import { runProcess } from "../support/run-process.js";
 import { builtCliPath } from "../support/serve-process.js";
 
