@@ -17,7 +17,7 @@ import {
 } from "./runtime/index.js";
 import type { LoadedDocument } from "../desired/load.js";
 import { applyAction, needsOfDocument, planDocument, terraformDocument, type ConvergeSession, type OnePlan } from "./session.js";
-import { fromWire, type AttributeOfPath, type SpecField } from "./terraform-fields.js";
+import { attributeOfWire, type AttributeOfPath, type SpecField } from "./terraform-fields.js";
 
 /** A resource's attribute values (configuration, plan or state) by attribute name. */
 export type Values = Readonly<Record<string, Value>>;
@@ -154,7 +154,7 @@ function needsOf(binding: KindBinding, values: Values): Promise<LiveNeed[]> {
   return needsOfDocument(binding.document(values, {}));
 }
 
-/** Runs `task`, turning diagnostics into a thrown DiagnosticsError when they hold an error. */
+/** Throws the diagnostics as a DiagnosticsError when they hold an error. */
 function throwIfErrors(diagnostics: ReadonlyArray<Diagnostic>): void {
   if (diagnostics.some((diagnostic) => diagnostic.severity === "error")) throw new DiagnosticsError(diagnostics);
 }
@@ -181,7 +181,7 @@ function withSentDefaults(binding: KindBinding, planned: Values, config: Values,
   if (action.type === "update") for (const attribute of binding.computedByUpdate ?? []) adjusted[attribute] = UNKNOWN;
   for (const field of binding.fields) {
     if (field.presence === "defaulted" && (config[field.attribute] ?? null) === null && Object.hasOwn(sent, field.field)) {
-      adjusted[field.attribute] = fromWire(sent[field.field], field.type);
+      adjusted[field.attribute] = attributeOfWire(field, sent[field.field]);
     }
   }
   return adjusted;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { camelCase, fieldAttribute, snakeCase } from "../desired/terraform-attributes.js";
+import { attributeValue, camelCase, fieldAttribute, snakeCase } from "../desired/terraform-attributes.js";
 import { isUnknown, types, type AttributeSchema, type CtyType, type Value } from "./runtime/index.js";
 
 /**
@@ -20,6 +20,8 @@ export interface SpecField {
   /** Its name in the live resource the service answers (the field itself, but for the account service's PascalCase). */
   readonly liveField: string;
   readonly type: CtyType;
+  /** Its wire schema (what `type` is made from, and how a wire value reads as an attribute's). */
+  readonly schema: z.ZodType;
   /**
    * `defaulted` fields are optional and computed: left out of the configuration, the service's value
    * stands and is never drift; `optional` ones left out must be absent (a change back when set
@@ -47,6 +49,7 @@ export function specFields(fields: Readonly<Record<string, z.ZodType>>, options:
     attribute: fieldAttribute(field, options.serviceNames),
     liveField: options.serviceNames?.[field] ?? field,
     type: ctyTypeOf(schema, options.sets?.includes(field) ?? false),
+    schema,
     presence: options.required?.includes(field) ? "required" : options.defaulted?.includes(field) ? "defaulted" : "optional",
     description: options.descriptions?.[field] ?? `The service's \`${field}\` field.`,
   }));
@@ -82,7 +85,8 @@ export function ctyTypeOf(schema: z.ZodType, asSet = false): CtyType {
 /**
  * A terraform value as the wire value of its type: object attributes renamed to their fields
  * (camelCase), null attributes of an object left out, map keys kept; `undefined` when the value or
- * a part of it is unknown (so that the field is left out, "don't care", until it is known).
+ * a part of it is unknown (so that the field is left out, "don't care", until it is known). Its
+inverse is `attributeOfWire`.
  */
 export function toWire(value: Value, type: CtyType): unknown {
   if (isUnknown(value)) return undefined;
@@ -111,23 +115,6 @@ export function toWire(value: Value, type: CtyType): unknown {
   }
 }
 
-/** A wire value as the terraform value of `type` (the inverse of toWire; an absent field is null). */
-export function fromWire(value: unknown, type: CtyType): Value {
-  if (value === undefined || value === null) return null;
-  switch (type.kind) {
-    case "list":
-    case "set":
-      return (value as ReadonlyArray<unknown>).map((item) => fromWire(item, type.element));
-    case "map":
-      return Object.fromEntries(Object.entries(value as Readonly<Record<string, unknown>>).map(([key, item]) => [key, fromWire(item, type.element)]));
-    case "object":
-      return Object.fromEntries(Object.entries(type.attributes).map(([attribute, attributeType]) =>
-        [attribute, fromWire((value as Readonly<Record<string, unknown>>)[camelCase(attribute)], attributeType)]));
-    default:
-      return value as Value;
-  }
-}
-
 /**
  * The spec a document gets from terraform values: each field the value of its attribute, as the
  * wire has it. An unknown attribute is left out ("don't care" until apply knows it); a null one is
@@ -148,9 +135,17 @@ export function specFromValues(fields: ReadonlyArray<SpecField>, values: Readonl
   return spec;
 }
 
+/**
+ * A field's wire value as its attribute's value: the rule the constructs' provider vehicle writes
+ * attributes by (`attributeValue`, src/desired/terraform-attributes.ts), so the two cannot differ.
+ */
+export function attributeOfWire(field: SpecField, value: unknown): Value {
+  return attributeValue(value, field.schema) as Value;
+}
+
 /** The spec attributes of a live resource, as terraform values. */
 export function liveValuesOf(fields: ReadonlyArray<SpecField>, live: Readonly<Record<string, unknown>>): Record<string, Value> {
-  return Object.fromEntries(fields.map((field) => [field.attribute, fromWire(live[field.liveField], field.type)]));
+  return Object.fromEntries(fields.map((field) => [field.attribute, attributeOfWire(field, live[field.liveField])]));
 }
 
 /** Where a document path leads among a resource's attributes: the attribute, and the part of the path that names it. */

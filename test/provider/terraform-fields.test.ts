@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { INTEGRATION_FIELDS, ROUTE_FIELDS } from "../../src/spec/gateway.js";
 import { UNKNOWN, types } from "../../src/provider/runtime/index.js";
-import { attributeOfPath, ctyTypeOf, fromWire, specAttributes, specFields, specFromValues, toWire } from "../../src/provider/terraform-fields.js";
+import { attributeOfPath, attributeOfWire, ctyTypeOf, specAttributes, specFields, specFromValues, toWire } from "../../src/provider/terraform-fields.js";
 
 /** The attributes of a kind's resource come from the spec's field tables; values cross between terraform's form and the wire's. */
 
@@ -61,9 +61,10 @@ describe("values between terraform and the wire", () => {
   });
 
   it("reads the wire back: an absent field of an object is null", () => {
-    expect(fromWire({}, tls)).toEqual({ server_name_to_verify: null });
-    expect(fromWire(undefined, types.string)).toBeNull();
-    expect(fromWire({ "200": { a: "b" } }, types.map(types.map(types.string)))).toEqual({ "200": { a: "b" } });
+    const field = (name: string) => INTEGRATION.find((candidate) => candidate.field === name)!;
+    expect(attributeOfWire(field("tlsConfig"), {})).toEqual({ server_name_to_verify: null });
+    expect(attributeOfWire(field("integrationUri"), undefined)).toBeNull();
+    expect(attributeOfWire(field("responseParameters"), { "200": { a: "b" } })).toEqual({ "200": { a: "b" } });
   });
 
   it("makes a spec of values: unknown left out, null optional 'must be absent', null defaulted and required left out", () => {
