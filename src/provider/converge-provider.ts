@@ -74,8 +74,6 @@ interface Endpoint {
   readonly attribute: string;
 }
 
-
-
 /** The converge provider: its configuration, and its resources and data sources by terraform's names. */
 export const convergeProvider: ProviderDefinition<Schema, ConvergeSession> = {
   name: "converge",

@@ -9,13 +9,20 @@ import type { LiveNeed, LiveState, PlannedAction } from "../reconcile/model.js";
 import type { LiveCache } from "./live-cache.js";
 import type { Logger } from "./runtime/index.js";
 
+type Engine = typeof import("../reconcile/plan.js") & typeof import("../reconcile/apply.js") & typeof import("../reconcile/kinds/registry.js");
+let loadedEngine: Promise<Engine> | undefined;
+
 /**
- * The engine (converge's plan and apply, every kind's engine, the clients) is loaded by the first
- * call that needs live state: terraform starts the provider three times per command, twice only to
- * read its schemas and validate configuration, which need none of it (README, "Terraform provider").
+ * The engine (converge's plan and apply, every kind's engine, the clients), loaded once, by the
+ * first call that needs live state: terraform starts the provider three times per command, twice
+ * only to read its schemas and validate configuration, which need none of it (README, "Terraform
+ * provider").
  */
-const engine = () => Promise.all([import("../reconcile/plan.js"), import("../reconcile/apply.js"), import("../reconcile/kinds/registry.js")])
-  .then(([planning, applying, registry]) => ({ ...planning, ...applying, ...registry }));
+function engine(): Promise<Engine> {
+  loadedEngine ??= Promise.all([import("../reconcile/plan.js"), import("../reconcile/apply.js"), import("../reconcile/kinds/registry.js")])
+    .then(([planning, applying, registry]) => ({ ...planning, ...applying, ...registry }));
+  return loadedEngine;
+}
 
 /** Where a document made from terraform values stands (terraform names the resource itself). */
 const TERRAFORM: SourceLocation = { file: "terraform", line: 1, column: 1 };
