@@ -10,14 +10,23 @@ export interface DocumentIssue {
 }
 
 /**
- * A document of `kind` given as a value rather than read from a file (the provider builds one per
- * terraform resource), checked by the kind's schema as the loader checks a file's documents: the
- * document, or every field that breaks the schema. All of it stands at `source`.
+ * A value checked by the schema of its kind, as the loader checks a file's documents: the document
+ * as the schema parses it (defaults filled in), or every field that breaks the schema.
  */
-export function documentFromValue<K extends Kind>(kind: K, value: unknown, source: SourceLocation): { readonly loaded: LoadedDocument<Extract<Document, { kind: K }>> } | { readonly issues: DocumentIssue[] } {
+export function checkDocument(kind: Kind, value: unknown): { readonly document: Document } | { readonly issues: DocumentIssue[] } {
   const result = DOCUMENT_SCHEMAS[kind].safeParse(value);
   if (!result.success) {
     return { issues: describeZodIssues(pinpointZodIssues(result.error.issues), value).map((issue) => ({ path: issue.path ?? [], message: issue.message })) };
   }
-  return { loaded: { document: result.data as Extract<Document, { kind: K }>, source, locate: () => source } };
+  return { document: result.data as Document };
+}
+
+/**
+ * A document of `kind` given as a value rather than read from a file (the provider builds one per
+ * terraform resource), checked as `checkDocument` does. All of it stands at `source`.
+ */
+export function documentFromValue<K extends Kind>(kind: K, value: unknown, source: SourceLocation): { readonly loaded: LoadedDocument<Extract<Document, { kind: K }>> } | { readonly issues: DocumentIssue[] } {
+  const checked = checkDocument(kind, value);
+  if ("issues" in checked) return checked;
+  return { loaded: { document: checked.document as Extract<Document, { kind: K }>, source, locate: () => source } };
 }

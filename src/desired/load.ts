@@ -1,13 +1,14 @@
 import { createHash } from "node:crypto";
 import { createReadStream, readFileSync, readdirSync, statSync, type Dirent, type Stats } from "node:fs";
 import { extname, join, relative } from "node:path";
-import { describeZodIssues, formatPath, isPlainObject, pinpointZodIssues, renderValue } from "../spec/field-issues.js";
+import { formatPath, isPlainObject, renderValue } from "../spec/field-issues.js";
 import { crossCheckDocuments } from "./cross-check.js";
+import { checkDocument } from "./document-value.js";
 import { DesiredStateError, type DesiredStateProblem, type SourceLocation } from "./desired-state-error.js";
 import { parseJsonText } from "./json-documents.js";
 import { LineIndex } from "./line-index.js";
 import { FileDocument, RawDocument, type TextRegion } from "./raw-document.js";
-import { DOCUMENT_SCHEMAS, KINDS, type Document, type Kind } from "./schema.js";
+import { KINDS, type Document, type Kind } from "./schema.js";
 import { parseYamlText, splitYamlDocuments, type ParsedDocuments } from "./yaml-documents.js";
 import { modelOf } from "./kinds/registry.js";
 import { readKeyOfValue, scanReadKey } from "./read-key-scan.js";
@@ -346,9 +347,7 @@ export function validateDocument(raw: RawDocument): { document: LoadedDocument }
     const received = kind === undefined ? "kind is missing" : `kind ${renderValue(kind)} is not valid`;
     return { problems: [problem(["kind"], `${received}: expected one of ${KINDS.join(", ")}`)] };
   }
-  const result = DOCUMENT_SCHEMAS[kind as Kind].safeParse(value);
-  if (!result.success) {
-    return { problems: describeZodIssues(pinpointZodIssues(result.error.issues), value).map((issue) => problem(issue.path ?? [], issue.message)) };
-  }
-  return { document: new FileDocument(result.data as Document, raw.locator) };
+  const checked = checkDocument(kind as Kind, value);
+  if ("issues" in checked) return { problems: checked.issues.map((issue) => problem(issue.path, issue.message)) };
+  return { document: new FileDocument(checked.document, raw.locator) };
 }
