@@ -12,7 +12,8 @@ import {
   type RegionRequest,
 } from "../spec/account.js";
 import type { z } from "zod";
-import type { OperationResult, OperationSpec } from "../spec/operation-table.js";
+import type { OperationResult } from "../spec/operation-table.js";
+import { callOperation } from "./operation-call.js";
 import { isNotFound } from "./errors.js";
 import { paginate } from "./pagination.js";
 import type { Transport } from "./transport.js";
@@ -105,20 +106,13 @@ export class AccountClient {
 
   /** One call of an operation, as its row of the table says (form B posts every operation to `/`). */
   async #call<N extends AccountOperationName>(operation: N, body: unknown, options: CallOptions): Promise<OperationResult<(typeof ACCOUNT_OPERATIONS)[N]>> {
-    const row: OperationSpec = ACCOUNT_OPERATIONS[operation];
     const formB = this.#form === "B";
-    const result = await this.#transport.call("account", {
-      operation,
-      method: row.method,
-      path: formB ? "/" : row.path,
-      ...(formB ? { headers: { "x-svc-target": `${this.#targetPrefix}.${operation}` } } : {}),
+    return await callOperation(this.#transport, "account", operation, ACCOUNT_OPERATIONS[operation], {
+      path: formB ? "/" : ACCOUNT_OPERATIONS[operation].path,
+      parameters: {},
+      headers: formB ? { "x-svc-target": `${this.#targetPrefix}.${operation}` } : undefined,
       body,
-      idempotent: row.idempotent,
-      expectStatus: row.status,
-      response: row.response,
       signal: options.signal,
-    });
-    if (row.write) this.#onWrite?.({ service: "account", operation, parameters: {}, body, result });
-    return result as OperationResult<(typeof ACCOUNT_OPERATIONS)[N]>;
+    }, this.#onWrite) as OperationResult<(typeof ACCOUNT_OPERATIONS)[N]>;
   }
 }

@@ -11,8 +11,9 @@ import {
   type UpdateIntegrationInput,
   type UpdateRouteInput,
 } from "../spec/gateway.js";
-import { fillPath, type OperationResult, type OperationSpec, type PathParameters } from "../spec/operation-table.js";
+import { fillPath, type OperationResult, type PathParameters } from "../spec/operation-table.js";
 import { isNotFound } from "./errors.js";
+import { callOperation } from "./operation-call.js";
 import { paginate, type Page } from "./pagination.js";
 import type { Transport } from "./transport.js";
 import type { WriteListener } from "./write-listener.js";
@@ -126,20 +127,14 @@ export class GatewayClient {
     parameters: PathParameters<Operations[N]["path"]>,
     input: CallInput,
   ): Promise<OperationResult<Operations[N]>> {
-    const row: OperationSpec = GATEWAY_OPERATIONS[operation];
-    const result = await this.#transport.call("apigateway", {
-      operation,
-      method: row.method,
+    const row = GATEWAY_OPERATIONS[operation];
+    return await callOperation(this.#transport, "apigateway", operation, row, {
       path: fillPath(row.path, parameters),
+      parameters,
       query: input.query,
       body: input.body,
-      idempotent: row.idempotent,
-      expectStatus: row.status,
-      response: row.response,
       signal: input.signal,
-    });
-    if (row.write) this.#onWrite?.({ service: "apigateway", operation, parameters, body: input.body, result });
-    return result as OperationResult<Operations[N]>;
+    }, this.#onWrite) as OperationResult<Operations[N]>;
   }
 }
 
