@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { attributeValue, camelCase, fieldAttribute, snakeCase } from "../desired/terraform-attributes.js";
+import { attributeValue, camelCase, fieldAttribute, HEAD_ATTRIBUTES, snakeCase } from "../desired/terraform-attributes.js";
 import { isUnknown, types, type AttributeSchema, type CtyType, type Value } from "./runtime/index.js";
 
 /**
@@ -156,12 +156,14 @@ export interface AttributeOfPath {
 }
 
 /**
- * The attribute a document path names: a spec field's (`spec.routeKey`, or deeper into it), or one
- * of `others` (`api` → `api_id`); undefined for a path no attribute holds.
+ * The attribute a document path names: a head field's (`api` → `api_id`, `account` →
+ * `account_id`), a spec field's (`spec.routeKey`, or deeper into it), or a pin's (`pins`:
+ * `spec.routeId` → `route_id`); undefined for a path no attribute holds.
  */
-export function attributeOfPath(fields: ReadonlyArray<SpecField>, path: string, others: Readonly<Record<string, string>>): AttributeOfPath | undefined {
+export function attributeOfPath(fields: ReadonlyArray<SpecField>, path: string, pins: ReadonlyArray<string> = []): AttributeOfPath | undefined {
   const within = (prefix: string) => path === prefix || path.startsWith(`${prefix}.`) || path.startsWith(`${prefix}[`);
-  for (const [prefix, attribute] of Object.entries(others)) if (within(prefix)) return { attribute, prefix };
+  for (const [prefix, attribute] of Object.entries(HEAD_ATTRIBUTES)) if (within(prefix)) return { attribute, prefix };
+  for (const pin of pins) if (within(`spec.${pin}`)) return { attribute: fieldAttribute(pin), prefix: `spec.${pin}` };
   const field = fields.find((candidate) => within(`spec.${candidate.field}`));
   return field === undefined ? undefined : { attribute: field.attribute, prefix: `spec.${field.field}` };
 }

@@ -84,9 +84,10 @@ describe("the attribute a document path names", () => {
     ["spec.routeKey", { attribute: "route_key", prefix: "spec.routeKey" }],
     ['spec.requestParameters["x"]', { attribute: "request_parameters", prefix: "spec.requestParameters" }],
     ["spec.routeId", { attribute: "route_id", prefix: "spec.routeId" }],
+    ["account", { attribute: "account_id", prefix: "account" }],
     ["spec.nothing", undefined],
     ["", undefined],
   ])("%s", (path, expected) => {
-    expect(attributeOfPath(ROUTE, path, { api: "api_id", "spec.routeId": "route_id" })).toEqual(expected);
+    expect(attributeOfPath(ROUTE, path, ["routeId"])).toEqual(expected);
   });
 });

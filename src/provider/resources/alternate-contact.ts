@@ -19,7 +19,6 @@ const FIELDS = specFields(AlternateContactSpec.shape, {
   },
 });
 
-const OTHERS = { account: "account_id" };
 
 const schema = {
   description: "An alternate contact of an account (converge's `AlternateContact` kind).",
@@ -50,7 +49,7 @@ export const alternateContactBinding: KindBinding = {
     ...(ensure ? { ensure } : {}),
     spec: specFromValues(FIELDS, values),
   }),
-  attributeOf: (path) => attributeOfPath(FIELDS, path, OTHERS),
+  attributeOf: (path) => attributeOfPath(FIELDS, path),
   liveOf: contactOf,
   matched: (_action, values, live) => contactOf(values, live),
   liveValues: (contact) => liveValuesOf(FIELDS, contact as AlternateContact),

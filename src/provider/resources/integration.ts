@@ -21,7 +21,6 @@ const FIELDS = specFields(INTEGRATION_FIELDS, {
   },
 });
 
-const OTHERS = { api: "api_id", "spec.integrationId": "integration_id" };
 
 /** The logical name the resource's document has: one document per apply, so one name does. */
 const NAME = "terraform";
@@ -65,7 +64,7 @@ export const integrationBinding: KindBinding = {
     ...(ensure ? { ensure } : {}),
     spec: { ...specFromValues(FIELDS, values), ...(typeof pin?.integration_id === "string" ? { integrationId: pin.integration_id } : {}) },
   }),
-  attributeOf: (path) => attributeOfPath(FIELDS, path, OTHERS),
+  attributeOf: (path) => attributeOfPath(FIELDS, path, ["integrationId"]),
   liveOf: (state, live) => integrationOf(state, live, state.integration_id),
   /** After apply, the integration the apply recorded for the document (created, adopted or updated); before, the one the plan matched. */
   matched(action, values, live, context) {

@@ -18,7 +18,6 @@ const FIELDS = specFields(RegionOptInDocument.shape.spec.shape, {
   },
 });
 
-const OTHERS = { account: "account_id" };
 
 const ENABLED_LIKE: ReadonlySet<string> = new Set(["ENABLED", "ENABLING", "ENABLED_BY_DEFAULT"]);
 
@@ -60,7 +59,7 @@ export const regionOptInBinding: KindBinding = {
     ...(typeof values.account_id === "string" ? { account: values.account_id } : {}),
     spec: specFromValues(FIELDS, values),
   }),
-  attributeOf: (path) => attributeOfPath(FIELDS, path, OTHERS),
+  attributeOf: (path) => attributeOfPath(FIELDS, path),
   liveOf: regionOf,
   matched: (_action, values, live) => regionOf(values, live),
   liveValues: (live) => ({ region_name: (live as LiveRegion).region, enabled: ENABLED_LIKE.has((live as LiveRegion).status) }),

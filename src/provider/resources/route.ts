@@ -20,7 +20,6 @@ const FIELDS = specFields(ROUTE_FIELDS, {
   },
 });
 
-const OTHERS = { api: "api_id", "spec.routeId": "route_id" };
 
 const schema = {
   description: "A route of an HTTP or WebSocket API (converge's `Route` kind).",
@@ -51,7 +50,7 @@ export const routeBinding: KindBinding = {
     ...(ensure ? { ensure } : {}),
     spec: { ...specFromValues(FIELDS, values), ...(typeof pin?.route_id === "string" ? { routeId: pin.route_id } : {}) },
   }),
-  attributeOf: (path) => attributeOfPath(FIELDS, path, OTHERS),
+  attributeOf: (path) => attributeOfPath(FIELDS, path, ["routeId"]),
   liveOf: routeOf,
   matched(_action, values, live) {
     if (typeof values.route_id === "string") return routeOf(values, live);
