@@ -1,4 +1,3 @@
-import { runProcess } from "../../support/run-process.js";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,13 +8,13 @@ import { installProvider } from "../../../src/cli/provider-install.js";
 import { startService, type RunningService } from "../../../src/service/index.js";
 import { ACCOUNTS, APIS, ESTATE_TOKEN, MANAGEMENT, estateWorld } from "../estate.js";
 import type { BenchExperiment } from "../experiment.js";
+import { runTerraform } from "../run-terraform.js";
 import { runCli } from "../run-cli.js";
 import { builtCliPath } from "../../support/serve-process.js";
 import { median } from "../stats.js";
 
 const CONTACTS = 40;
 const CONTACT_TYPES = ["BILLING", "OPERATIONS", "SECURITY"] as const;
-const TERRAFORM = process.env.TERRAFORM ?? "terraform";
 
 /** The stack sizes measured: 40 contacts, then integrations and the routes that target them, spread over HTTP APIs. */
 const SIZES = [
@@ -52,17 +51,6 @@ function buildStack(stack: TerraformStack, size: Size): void {
       new Route(stack, `api-${a}-route-${i}`, { api: apiId, routeKey: `GET /resource-${i}/{id}`, target: integration });
     }
   }
-}
-
-interface Timed {
-  readonly code: number | null;
-  readonly output: string;
-  readonly wallMs: number;
-}
-
-async function terraform(args: ReadonlyArray<string>, cwd: string, env: Record<string, string>): Promise<Timed> {
-  const { code, stdout, stderr, wallMs } = await runProcess(TERRAFORM, args, { cwd, env, timeoutMs: 600_000 });
-  return { code, output: stdout + stderr, wallMs };
 }
 
 /** The vehicles measured: the CLI vehicle that needs no download (null_resource's hashicorp/null cannot be downloaded here), and converge's own provider. */
@@ -138,17 +126,17 @@ export const cdktfApply: BenchExperiment = {
               const { stackDir, synthMs } = synth(join(directory, vehicle), service, size, vehicle);
               desiredFile = join(stackDir, "converge.desired.json");
               measured.synthMs.push(synthMs);
-              const init = await terraform(["init", "-input=false", "-no-color"], stackDir, env);
+              const init = await runTerraform(["init", "-input=false", "-no-color"], stackDir, env);
               if (init.code !== 0) throw new Error(`${vehicle}: terraform init exited ${init.code}: ${init.output.slice(-600)}`);
               measured.initMs.push(init.wallMs);
 
-              const deployed = await terraform(["apply", "-auto-approve", "-input=false", "-no-color"], stackDir, env);
+              const deployed = await runTerraform(["apply", "-auto-approve", "-input=false", "-no-color"], stackDir, env);
               if (deployed.code !== 0) problems.push(`${label}: ${vehicle}: terraform apply exited ${deployed.code}: ${deployed.output.slice(-600)}`);
               measured.deployMs.push(deployed.wallMs);
               measured.deployWrites.push(service.requests.count({ writesOnly: true }));
 
               service.requests.reset();
-              const again = await terraform(["apply", "-auto-approve", "-input=false", "-no-color"], stackDir, env);
+              const again = await runTerraform(["apply", "-auto-approve", "-input=false", "-no-color"], stackDir, env);
               if (again.code !== 0 || !/No changes\./.test(again.output)) problems.push(`${label}: ${vehicle}: the no-change terraform apply exited ${again.code} without "No changes."`);
               if (service.requests.count({ writesOnly: true }) !== 0) problems.push(`${label}: ${vehicle}: the no-change terraform apply sent ${service.requests.count({ writesOnly: true })} writes`);
               if (vehicle !== "provider" && service.requests.count() !== 0) problems.push(`${label}: ${vehicle}: the no-change terraform apply sent ${service.requests.count()} requests`);

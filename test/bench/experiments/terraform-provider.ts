@@ -6,10 +6,10 @@ import { runProcess } from "../../support/run-process.js";
 import { builtCliPath } from "../../support/serve-process.js";
 import { APIS, ESTATE_TOKEN, estateWorld } from "../estate.js";
 import type { BenchExperiment } from "../experiment.js";
+import { runTerraform, type TimedTerraform } from "../run-terraform.js";
 import { runCli } from "../run-cli.js";
 import { median } from "../stats.js";
 
-const TERRAFORM = process.env.TERRAFORM ?? "terraform";
 /** The reads of a no-change plan, as the service names them. */
 const READS = ["GetApis", "GetApi", "GetRoutes", "GetIntegrations", "GetRoute", "GetIntegration"];
 
@@ -66,17 +66,6 @@ kind: Route
 api: ${apiId}
 spec: {routeKey: "GET /resource-${i}/{id}", target: {integration: backend-${i}}}
 `).join("---\n");
-}
-
-interface Timed {
-  readonly code: number | null;
-  readonly output: string;
-  readonly wallMs: number;
-}
-
-async function terraform(args: ReadonlyArray<string>, cwd: string, env: Record<string, string>): Promise<Timed> {
-  const { code, stdout, stderr, wallMs } = await runProcess(TERRAFORM, args, { cwd, env, timeoutMs: 900_000 });
-  return { code, output: stdout + stderr, wallMs };
 }
 
 function reads(service: RunningService): number {
@@ -140,12 +129,12 @@ export const terraformProvider: BenchExperiment = {
         const env = { ...baseEnv, TF_CLI_CONFIG_FILE: cliConfig };
         const floorEnv = { ...baseEnv, TF_CLI_CONFIG_FILE: floorConfig };
         for (const [dir, dirEnv] of [[dirs.provider, env], [dirs.data, env]] as const) {
-          const init = await terraform(["init", "-input=false", "-no-color"], dir, dirEnv);
+          const init = await runTerraform(["init", "-input=false", "-no-color"], dir, dirEnv);
           if (init.code !== 0) throw new Error(`terraform init in ${dir} exited ${init.code}: ${init.output.slice(-600)}`);
         }
 
         for (let round = 0; round < rounds; round += 1) {
-          const check = (what: string, timed: Timed, expected: number) => {
+          const check = (what: string, timed: TimedTerraform, expected: number) => {
             if (timed.code !== expected) problems.push(`${size.resources}, round ${round + 1}: ${what} exited ${timed.code} (expected ${expected}): ${timed.output.slice(-400)}`);
           };
           // each way in turn, the order rotating by round, each from empty on a service of its own
@@ -154,10 +143,10 @@ export const terraformProvider: BenchExperiment = {
               await rm(join(dirs.provider, "terraform.tfstate"), { force: true });
               const withEndpoint = { ...env, CONVERGE_ENDPOINT: service.url };
               service.requests.recordBodies = false;
-              const applied = await terraform(["apply", "-auto-approve", "-input=false", "-no-color"], dirs.provider, withEndpoint);
+              const applied = await runTerraform(["apply", "-auto-approve", "-input=false", "-no-color"], dirs.provider, withEndpoint);
               check("provider apply", applied, 0);
               service.requests.reset();
-              const planned = await terraform(["plan", "-detailed-exitcode", "-input=false", "-no-color"], dirs.provider, withEndpoint);
+              const planned = await runTerraform(["plan", "-detailed-exitcode", "-input=false", "-no-color"], dirs.provider, withEndpoint);
               check("provider plan", planned, 0);
               result.provider.apply.push(applied.wallMs);
               result.provider.plan.push(planned.wallMs);
@@ -165,18 +154,18 @@ export const terraformProvider: BenchExperiment = {
             }),
             async () => {
               await rm(join(dirs.floor, "terraform.tfstate"), { force: true });
-              const applied = await terraform(["apply", "-auto-approve", "-input=false", "-no-color"], dirs.floor, floorEnv);
+              const applied = await runTerraform(["apply", "-auto-approve", "-input=false", "-no-color"], dirs.floor, floorEnv);
               check("floor apply", applied, 0);
-              const planned = await terraform(["plan", "-detailed-exitcode", "-input=false", "-no-color"], dirs.floor, floorEnv);
+              const planned = await runTerraform(["plan", "-detailed-exitcode", "-input=false", "-no-color"], dirs.floor, floorEnv);
               check("floor plan", planned, 0);
               result.floor.apply.push(applied.wallMs);
               result.floor.plan.push(planned.wallMs);
             },
             async () => {
               await rm(join(dirs.data, "terraform.tfstate"), { force: true });
-              const applied = await terraform(["apply", "-auto-approve", "-input=false", "-no-color"], dirs.data, env);
+              const applied = await runTerraform(["apply", "-auto-approve", "-input=false", "-no-color"], dirs.data, env);
               check("terraform_data apply", applied, 0);
-              const planned = await terraform(["plan", "-detailed-exitcode", "-input=false", "-no-color"], dirs.data, env);
+              const planned = await runTerraform(["plan", "-detailed-exitcode", "-input=false", "-no-color"], dirs.data, env);
               check("terraform_data plan", planned, 0);
               result.data.apply.push(applied.wallMs);
               result.data.plan.push(planned.wallMs);
