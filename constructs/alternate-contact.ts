@@ -1,6 +1,6 @@
 import type { Construct } from "constructs";
 import { z } from "zod";
-import { AccountId } from "../src/spec/account.js";
+import { AccountId } from "../src/contract/account.js";
 import { ALTERNATE_CONTACT_SERVICE_NAMES } from "../src/desired/kinds/alternate-contact.js";
 import { AlternateContactSpec } from "../src/desired/schema.js";
 import { ConvergeResource } from "./converge-resource.js";

@@ -2,7 +2,7 @@ import type { Construct } from "constructs";
 import { describeApiRef } from "../src/desired/api-ref.js";
 import { ApiDocument, type ApiRef } from "../src/desired/schema.js";
 import { HEAD_ATTRIBUTES } from "../src/desired/terraform-attributes.js";
-import type { ProtocolType } from "../src/spec/gateway.js";
+import type { ProtocolType } from "../src/contract/gateway.js";
 import { ConvergeResource } from "./converge-resource.js";
 import { protocolMismatchCondition, pruneWithProvider } from "./errors.js";
 import { attributeReference } from "./provider-vehicle.js";

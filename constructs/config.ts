@@ -1,7 +1,7 @@
 import { Construct, type IConstruct } from "constructs";
 import { z } from "zod";
 import { SYNTH_DESIRED_FILE } from "../src/desired/synth-file.js";
-import { describeZodIssues } from "../src/spec/field-issues.js";
+import { describeZodIssues } from "../src/contract/field-issues.js";
 import { INVENTORY_MAX_CHUNKS } from "../src/desired/inventory.js";
 import { resourceBaseName } from "./documents.js";
 import { cliUnusedByProvider, duplicateConfig, hclWithProvider, missingConfig, tokenVariableWithProvider } from "./errors.js";

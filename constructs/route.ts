@@ -1,6 +1,6 @@
 import type { Construct } from "constructs";
 import { RouteDocument, RouteSpec, type ApiRef } from "../src/desired/schema.js";
-import { renderValue } from "../src/spec/field-issues.js";
+import { renderValue } from "../src/contract/field-issues.js";
 import { apiRefKey, describeApiRef } from "../src/desired/api-ref.js";
 import { fieldAttribute, HEAD_ATTRIBUTES } from "../src/desired/terraform-attributes.js";
 import { ConvergeResource } from "./converge-resource.js";

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { describeZodIssues, pinpointZodIssues } from "../src/spec/field-issues.js";
+import { describeZodIssues, pinpointZodIssues } from "../src/contract/field-issues.js";
 
 /**
  * Validation of construct props with the desired-state schemas: the props are turned into the

@@ -4,7 +4,7 @@ import { parseDesiredText, type LoadedDocument } from "../desired/load.js";
 import { canonicalJson } from "../desired/canonical-json.js";
 import { modelOf } from "../desired/kinds/registry.js";
 import { KINDS, type Kind } from "../desired/schema.js";
-import { NestingError, parseJsonWithinDepth } from "../spec/nesting.js";
+import { NestingError, parseJsonWithinDepth } from "../input-limits/nesting.js";
 import { CliError } from "./cli-error.js";
 
 /**

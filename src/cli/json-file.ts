@@ -1,4 +1,4 @@
-import { NestingError, parseJsonWithinDepth } from "../spec/nesting.js";
+import { NestingError, parseJsonWithinDepth } from "../input-limits/nesting.js";
 import { CliError } from "./cli-error.js";
 
 /**

@@ -2,7 +2,7 @@ import { readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname, resolve } from "node:path";
 import lockfile from "proper-lockfile";
-import { parseJsonWithinDepth } from "../spec/nesting.js";
+import { parseJsonWithinDepth } from "../input-limits/nesting.js";
 import { CliError } from "./cli-error.js";
 
 /**

@@ -10,9 +10,9 @@ import {
   type PutAlternateContactRequest,
   type Region,
   type RegionRequest,
-} from "../spec/account.js";
+} from "../contract/account.js";
 import type { z } from "zod";
-import type { OperationResult } from "../spec/operation-table.js";
+import type { OperationResult } from "../contract/operation-table.js";
 import { callOperation } from "./operation-call.js";
 import { isNotFound } from "./errors.js";
 import { paginate } from "./pagination.js";

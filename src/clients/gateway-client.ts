@@ -10,8 +10,8 @@ import {
   type Route,
   type UpdateIntegrationInput,
   type UpdateRouteInput,
-} from "../spec/gateway.js";
-import { fillPath, type OperationResult, type PathParameters } from "../spec/operation-table.js";
+} from "../contract/gateway.js";
+import { fillPath, type OperationResult, type PathParameters } from "../contract/operation-table.js";
 import { isNotFound } from "./errors.js";
 import { callOperation } from "./operation-call.js";
 import { paginate, type Page } from "./pagination.js";

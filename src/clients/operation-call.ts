@@ -1,4 +1,4 @@
-import type { OperationSpec } from "../spec/operation-table.js";
+import type { OperationSpec } from "../contract/operation-table.js";
 import type { ServiceName } from "./errors.js";
 import type { Transport } from "./transport.js";
 import type { WriteListener } from "./write-listener.js";

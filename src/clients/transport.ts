@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import type { Dispatcher, Pool as UndiciPool } from "undici";
 import type { z } from "zod";
-import { describeZodIssues } from "../spec/field-issues.js";
+import { describeZodIssues } from "../contract/field-issues.js";
 import type { Credentials } from "./credentials.js";
 import {
   AbortedError,

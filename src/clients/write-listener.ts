@@ -3,7 +3,7 @@ import type { ServiceName } from "./errors.js";
 /** A write the service acknowledged, as the client sent it and as the service answered it. */
 export interface AcknowledgedWrite {
   readonly service: ServiceName;
-  /** The operation's name in its service's table (src/spec/). */
+  /** The operation's name in its service's table (src/contract/). */
   readonly operation: string;
   /** The path parameters of the call (`apiId`, `routeId`, …); none for the account service. */
   readonly parameters: Readonly<Record<string, string>>;

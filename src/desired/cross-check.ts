@@ -3,7 +3,7 @@ import type { DesiredStateProblem } from "./desired-state-error.js";
 import { problemAt, type ApiKeyOf, type DocumentIndex } from "./kinds/kind-model.js";
 import { modelOf } from "./kinds/registry.js";
 import type { LoadedDocument } from "./load.js";
-import type { ProtocolType } from "../spec/gateway.js";
+import type { ProtocolType } from "../contract/gateway.js";
 
 export interface CrossCheckOptions {
   /**

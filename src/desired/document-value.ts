@@ -1,4 +1,4 @@
-import { describeZodIssues, pinpointZodIssues } from "../spec/field-issues.js";
+import { describeZodIssues, pinpointZodIssues } from "../contract/field-issues.js";
 import type { SourceLocation } from "./desired-state-error.js";
 import type { LoadedDocument } from "./load.js";
 import { DOCUMENT_SCHEMAS, type Document, type Kind } from "./schema.js";

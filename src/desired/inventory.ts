@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { parseJsonWithinDepth } from "../spec/nesting.js";
+import { parseJsonWithinDepth } from "../input-limits/nesting.js";
 import { canonicalJson } from "./canonical-json.js";
 import { modelOf } from "./kinds/registry.js";
 import type { Document } from "./schema.js";

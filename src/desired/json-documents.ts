@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import type * as JsoncParser from "jsonc-parser";
 import type { LineIndex } from "./line-index.js";
-import { excessiveNestingOffset } from "../spec/nesting.js";
+import { excessiveNestingOffset } from "../input-limits/nesting.js";
 import { NO_PREFIX, RawDocument, type TextRegion } from "./raw-document.js";
 import { nestingRefusal, parseComposedRegion, type ParsedDocuments } from "./yaml-documents.js";
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream, readFileSync, readdirSync, statSync, type Dirent, type Stats } from "node:fs";
 import { extname, join, relative } from "node:path";
-import { formatPath, isPlainObject, renderValue } from "../spec/field-issues.js";
+import { formatPath, isPlainObject, renderValue } from "../contract/field-issues.js";
 import { crossCheckDocuments } from "./cross-check.js";
 import { checkDocument } from "./document-value.js";
 import { DesiredStateError, type DesiredStateProblem, type SourceLocation } from "./desired-state-error.js";

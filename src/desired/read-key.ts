@@ -1,4 +1,4 @@
-import type { AlternateContact } from "../spec/account.js";
+import type { AlternateContact } from "../contract/account.js";
 import type { ApiRef } from "./schema.js";
 
 /** `self` stands for the caller's own account (a document without `account`; no AccountId is sent). */

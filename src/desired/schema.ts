@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { AccountId, AlternateContactType, ContactName, ContactTitle, EmailAddress, PhoneNumber, RegionName } from "../spec/account.js";
-import { INTEGRATION_FIELDS, ROUTE_FIELDS, ProtocolType } from "../spec/gateway.js";
+import { AccountId, AlternateContactType, ContactName, ContactTitle, EmailAddress, PhoneNumber, RegionName } from "../contract/account.js";
+import { INTEGRATION_FIELDS, ROUTE_FIELDS, ProtocolType } from "../contract/gateway.js";
 
 /**
  * The desired-state documents (README, "Desired-state documents"): camelCase everywhere, unknown fields rejected, wire
- * constraints reused from src/spec so that a document valid here is valid on the wire.
+ * constraints reused from src/contract so that a document valid here is valid on the wire.
  */
 
 const Ensure = z.enum(["present", "absent"], { error: 'expected "present" or "absent"' }).default("present");

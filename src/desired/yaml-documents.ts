@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import type * as JsYaml from "js-yaml";
 import type { Event } from "js-yaml";
-import { MAX_NESTING_DEPTH, excessiveNestingOffset, nestingProblem } from "../spec/nesting.js";
+import { MAX_NESTING_DEPTH, excessiveNestingOffset, nestingProblem } from "../input-limits/nesting.js";
 import type { DesiredStateProblem } from "./desired-state-error.js";
 import type { LineIndex } from "./line-index.js";
 import { NO_PREFIX, RawDocument, rememberComposed, type TextRegion } from "./raw-document.js";

@@ -1,4 +1,4 @@
-import { formatPath } from "../spec/field-issues.js";
+import { formatPath } from "../contract/field-issues.js";
 import { modelOf } from "../desired/kinds/registry.js";
 import type { ApplyContext } from "../reconcile/kinds/kind-engine.js";
 import type { LiveNeed, LiveState, PlannedAction } from "../reconcile/model.js";

@@ -4,7 +4,7 @@ import { isUnknown, types, type AttributeSchema, type CtyType, type Value } from
 
 /**
  * The attributes of a terraform resource made from the fields of a kind's document spec (which are
- * the service's fields, src/spec/): each field is the attribute of its snake_case name with the
+ * the service's fields, src/contract/): each field is the attribute of its snake_case name with the
  * terraform type of its wire schema, so the attributes follow the spec and are never listed twice.
  */
 

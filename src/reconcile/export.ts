@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { AlternateContactDocument, ApiDocument, IntegrationDocument, RegionOptInDocument, RouteDocument } from "../desired/schema.js";
-import type { AlternateContact, Region } from "../spec/account.js";
-import type { Integration } from "../spec/gateway.js";
+import type { AlternateContact, Region } from "../contract/account.js";
+import type { Integration } from "../contract/gateway.js";
 import { SELF, type AccountKey } from "../desired/read-key.js";
 import type { ExportableApi } from "./kinds/kind-engine.js";
 import { exportingEngines } from "./kinds/registry.js";

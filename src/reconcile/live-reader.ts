@@ -1,7 +1,7 @@
 import pLimit from "p-limit";
 import { isAborted, isConvergeError, type Clients } from "../clients/index.js";
 import { readKeyText } from "../desired/read-key.js";
-import type { ProtocolType } from "../spec/gateway.js";
+import type { ProtocolType } from "../contract/gateway.js";
 import type { LiveCollections, ReadKeySource } from "./kinds/kind-engine.js";
 import { READ_KEY_SOURCES } from "./kinds/registry.js";
 import type { LiveApi, LiveNeed, LiveState } from "./model.js";

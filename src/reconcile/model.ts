@@ -1,6 +1,6 @@
-import type { AlternateContact, Region } from "../spec/account.js";
+import type { AlternateContact, Region } from "../contract/account.js";
 import type { KindRequest } from "./kinds/registry.js";
-import type { Integration, ProtocolType, Route } from "../spec/gateway.js";
+import type { Integration, ProtocolType, Route } from "../contract/gateway.js";
 import type { Kind } from "../desired/schema.js";
 import type { AccountKey, ReadKey } from "../desired/read-key.js";
 import type { SourceLocation } from "../desired/desired-state-error.js";

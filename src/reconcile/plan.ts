@@ -6,7 +6,7 @@ import { crossCheckDocuments } from "../desired/cross-check.js";
 import { problemAt } from "../desired/kinds/kind-model.js";
 import { readKeyText } from "../desired/read-key.js";
 import type { ApiRef, Kind } from "../desired/schema.js";
-import type { ProtocolType } from "../spec/gateway.js";
+import type { ProtocolType } from "../contract/gateway.js";
 import { allEngines, engineForOp, engineOf, kindsInPlanOrder, needsOfDocument } from "./kinds/registry.js";
 import type { Claim, ClaimCollection, PlanContext } from "./kinds/kind-engine.js";
 import { PLAN_FORMAT_VERSION, summarize, type LiveNeed, type LiveState, type Plan, type PlannedAction } from "./model.js";

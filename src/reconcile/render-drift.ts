@@ -1,4 +1,4 @@
-import { renderValue } from "../spec/field-issues.js";
+import { renderValue } from "../contract/field-issues.js";
 import { DRIFT_FOUND, DRIFT_OUTCOMES, type DriftOutcome, type DriftReport, type DriftResource } from "./drift-report.js";
 
 /** Renderers of a drift report: text for people, markdown for CI summaries, JUnit XML for test dashboards. */

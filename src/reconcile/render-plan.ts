@@ -1,4 +1,4 @@
-import { renderValue } from "../spec/field-issues.js";
+import { renderValue } from "../contract/field-issues.js";
 import type { ApplyReport } from "./apply.js";
 import type { Plan, PlannedAction } from "./model.js";
 

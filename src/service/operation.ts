@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { describeZodIssues, type FieldIssue } from "../spec/field-issues.js";
-import { routerPath, type OperationTable } from "../spec/operation-table.js";
+import { describeZodIssues, type FieldIssue } from "../contract/field-issues.js";
+import { routerPath, type OperationTable } from "../contract/operation-table.js";
 import type { Identity } from "./identity.js";
 import type { ErrorDialect, ServiceName } from "./service-error.js";
 
@@ -40,7 +40,7 @@ export type OperationHandlers<T extends OperationTable> = {
   readonly [N in keyof T]: (call: OperationCall) => OperationReply | Promise<OperationReply>;
 };
 
-/** The operations of a service: each row of its table (src/spec/), answered by its handler. */
+/** The operations of a service: each row of its table (src/contract/), answered by its handler. */
 export function operationsOf<T extends OperationTable>(service: ServiceName, table: T, handlers: OperationHandlers<T>): Operation[] {
   return Object.entries(table).map(([name, spec]) => ({
     service,

@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import FindMyWay from "find-my-way";
 import { z } from "zod";
-import { ACCOUNT_OPERATIONS, ACCOUNT_VERSION_DATE, type AccountOperationName } from "../spec/account.js";
+import { ACCOUNT_OPERATIONS, ACCOUNT_VERSION_DATE, type AccountOperationName } from "../contract/account.js";
 import { AccountService } from "./account/account-service.js";
 import { GatewayService } from "./gateway/gateway-service.js";
 import { FaultInjector } from "./faults.js";

@@ -1,4 +1,4 @@
-import type { FieldIssue } from "../spec/field-issues.js";
+import type { FieldIssue } from "../contract/field-issues.js";
 
 /** Which of the two services answers a request; decides the error dialect. */
 export type ServiceName = "account" | "apigateway";

@@ -1,7 +1,7 @@
 import { crc32 } from "node:zlib";
 import { z } from "zod";
-import { describeZodIssues, renderValue } from "../spec/field-issues.js";
-import { MAX_NESTING_DEPTH, NestingError, parseJsonWithinDepth } from "../spec/nesting.js";
+import { describeZodIssues, renderValue } from "../contract/field-issues.js";
+import { MAX_NESTING_DEPTH, NestingError, parseJsonWithinDepth } from "../input-limits/nesting.js";
 
 /** One change to one entry of a collection: a full new value, or `null` for removal. */
 export interface Mutation {

@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { AccountId, RegionOptStatus } from "../spec/account.js";
-import { describeZodIssues } from "../spec/field-issues.js";
-import { NestingError, parseJsonWithinDepth } from "../spec/nesting.js";
+import { AccountId, RegionOptStatus } from "../contract/account.js";
+import { describeZodIssues } from "../contract/field-issues.js";
+import { NestingError, parseJsonWithinDepth } from "../input-limits/nesting.js";
 
 /**
  * The world file: who exists, who may call, what the Region catalog holds, which APIs exist at boot,

@@ -6,8 +6,8 @@ import { KINDS } from "../../src/desired/schema.js";
 import { KIND_ENGINES } from "../../src/reconcile/kinds/registry.js";
 
 /**
- * The layers point down (README, "Layout"): spec ← service, clients, desired ← reconcile ← provider,
- * cli (cli also uses provider), and constructs use only desired and spec. Every relative import of every source file is checked,
+ * The layers point down (README, "Layout"): input-limits and contract ← service, clients, desired ← reconcile ← provider,
+ * cli (cli also uses provider), and constructs use only desired and contract. Every relative import of every source file is checked,
  * static and dynamic, type-only included (a type import is still a dependency on the layer), and
  * the value imports of src/ may not form a cycle.
  */
@@ -16,14 +16,15 @@ const ROOT = resolve(import.meta.dirname, "../..");
 
 /** The layers each layer may import from (its own included). */
 const ALLOWED: Readonly<Record<string, ReadonlyArray<string>>> = {
-  "src/spec": ["src/spec"],
-  "src/service": ["src/service", "src/spec"],
-  "src/clients": ["src/clients", "src/spec"],
-  "src/desired": ["src/desired", "src/spec"],
-  "src/reconcile": ["src/reconcile", "src/desired", "src/clients", "src/spec"],
-  "src/provider": ["src/provider", "src/reconcile", "src/desired", "src/clients", "src/spec"],
-  "src/cli": ["src/cli", "src/reconcile", "src/desired", "src/clients", "src/service", "src/spec"],
-  "constructs": ["constructs", "src/desired", "src/spec"],
+  "src/input-limits": ["src/input-limits"],
+  "src/contract": ["src/contract"],
+  "src/service": ["src/service", "src/contract", "src/input-limits"],
+  "src/clients": ["src/clients", "src/contract"],
+  "src/desired": ["src/desired", "src/contract", "src/input-limits"],
+  "src/reconcile": ["src/reconcile", "src/desired", "src/clients", "src/contract"],
+  "src/provider": ["src/provider", "src/reconcile", "src/desired", "src/clients", "src/contract"],
+  "src/cli": ["src/cli", "src/reconcile", "src/desired", "src/clients", "src/service", "src/contract", "src/input-limits"],
+  "constructs": ["constructs", "src/desired", "src/contract"],
 };
 
 interface Import {

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { collect, isConflict, type AcknowledgedWrite, type Clients } from "../../src/clients/index.js";
 import type { RunningService } from "../../src/service/index.js";
-import { ACCOUNT_OPERATIONS } from "../../src/spec/account.js";
-import { GATEWAY_OPERATIONS } from "../../src/spec/gateway.js";
-import { fillPath, routerPath } from "../../src/spec/operation-table.js";
+import { ACCOUNT_OPERATIONS } from "../../src/contract/account.js";
+import { GATEWAY_OPERATIONS } from "../../src/contract/gateway.js";
+import { fillPath, routerPath } from "../../src/contract/operation-table.js";
 import { clientsFor, SEEDED_API_ID, startTestService } from "./client-fixtures.js";
 
 /**
- * The operation tables of src/spec/ are the one place each service's paths live: the embedded service
+ * The operation tables of src/contract/ are the one place each service's paths live: the embedded service
  * routes them and the clients build their calls from them. Every row is called once through the
  * typed clients, and the service must answer it under the row's name with the row's method, path and
  * success status — a row the client or the service did not take from the table fails here.

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeInventory, inventoryOf, sha256Hex } from "../../src/desired/inventory.js";
 import { AnyDocument } from "../../src/desired/schema.js";
 import type { RunningService } from "../../src/service/index.js";
-import { MAX_NESTING_DEPTH } from "../../src/spec/nesting.js";
+import { MAX_NESTING_DEPTH } from "../../src/input-limits/nesting.js";
 import { describeCliResult, runCli, type CliResult } from "../support/cli.js";
 import { ADMIN_TOKEN, ORDERS_API, Services, liveContact, liveIntegrations, liveRoute, writeCounts, writeRequests } from "../e2e/e2e-fixture.js";
 

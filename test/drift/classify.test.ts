@@ -3,7 +3,7 @@ import { parseDesiredText, type LoadedDocument } from "../../src/desired/load.js
 import { classifyDrift } from "../../src/reconcile/drift-classify.js";
 import type { DriftResource } from "../../src/reconcile/drift-report.js";
 import type { LiveState } from "../../src/reconcile/model.js";
-import type { Integration, Route } from "../../src/spec/gateway.js";
+import type { Integration, Route } from "../../src/contract/gateway.js";
 import { liveApi } from "../support/live-api.js";
 
 /**

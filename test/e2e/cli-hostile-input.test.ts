@@ -3,7 +3,7 @@ import { mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAX_FILE_BYTES } from "../../src/desired/load.js";
-import { MAX_NESTING_DEPTH } from "../../src/spec/nesting.js";
+import { MAX_NESTING_DEPTH } from "../../src/input-limits/nesting.js";
 import { describeCliResult, runCli } from "../support/cli.js";
 import { E2E_TIMEOUT_MS, converge, expectExit, replaceInFile, useE2eResources, writeFiles } from "./e2e-fixture.js";
 

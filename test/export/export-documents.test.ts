@@ -6,7 +6,7 @@ import { SELF } from "../../src/desired/read-key.js";
 import type { LiveApi, LiveState } from "../../src/reconcile/model.js";
 import { renderExportStream, renderExportedFile } from "../../src/reconcile/render-export.js";
 import { exportScopeOf } from "../../src/cli/commands/export-command.js";
-import type { Integration, Route } from "../../src/spec/gateway.js";
+import type { Integration, Route } from "../../src/contract/gateway.js";
 import { liveApi } from "../support/live-api.js";
 
 /**

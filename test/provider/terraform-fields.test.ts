@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { INTEGRATION_FIELDS, ROUTE_FIELDS } from "../../src/spec/gateway.js";
+import { INTEGRATION_FIELDS, ROUTE_FIELDS } from "../../src/contract/gateway.js";
 import { UNKNOWN, types } from "../../src/provider/runtime/index.js";
 import { attributeOfPath, attributeOfWire, ctyTypeOf, specAttributes, specFields, specFromValues, toWire } from "../../src/provider/terraform-fields.js";
 

@@ -7,7 +7,7 @@ import { inflateRawSync } from "node:zlib";
 import { collect, Credentials, createClients, type Clients } from "../../src/clients/index.js";
 import { DEMO_WORLD, startService, type RunningService, type WorldInput } from "../../src/service/index.js";
 import type { RequestRecord } from "../../src/service/request-log.js";
-import type { Integration, Route } from "../../src/spec/gateway.js";
+import type { Integration, Route } from "../../src/contract/gateway.js";
 import { runProcess, type ProcessResult } from "../support/run-process.js";
 import { builtCliPath } from "../support/serve-process.js";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Clients } from "../../src/clients/index.js";
 import type { RunningService } from "../../src/service/index.js";
-import type { Integration, Route } from "../../src/spec/gateway.js";
+import type { Integration, Route } from "../../src/contract/gateway.js";
 import {
   clientsOf,
   describeResult,

@@ -3,7 +3,7 @@ import { collect, type Clients } from "../../src/clients/index.js";
 import { applyPlan } from "../../src/reconcile/apply.js";
 import { readAndPlan } from "../../src/reconcile/reconcile.js";
 import { startService, type RunningService } from "../../src/service/index.js";
-import type { Integration } from "../../src/spec/gateway.js";
+import type { Integration } from "../../src/contract/gateway.js";
 import { adminClients, reconcileWorld, removeDirectory, writeAndLoad } from "./support/reconcile-harness.js";
 
 /**

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ACCOUNT_OPERATIONS, type AccountOperationName } from "../../src/spec/account.js";
+import { ACCOUNT_OPERATIONS, type AccountOperationName } from "../../src/contract/account.js";
 import { startService, type RunningService } from "../../src/service/index.js";
 import { accountCall, call, type CallResult } from "../support/http.js";
 import { testWorld } from "../support/worlds.js";

@@ -12,7 +12,7 @@ import { readAndPlan } from "../../reconcile/reconcile.js";
 import { driftSummaryLine } from "../../reconcile/render-drift.js";
 import { summaryLine } from "../../reconcile/render-plan.js";
 import { startService, type RunningService, type WorldInput } from "../../service/index.js";
-import { renderValue } from "../../spec/field-issues.js";
+import { renderValue } from "../../contract/field-issues.js";
 import { CliError } from "../cli-error.js";
 
 export interface DemoOptions {

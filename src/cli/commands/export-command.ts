@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ACCOUNT_ID_PATTERN } from "../../spec/account.js";
+import { ACCOUNT_ID_PATTERN } from "../../contract/account.js";
 import { documentJsonSchema } from "../../desired/schema.js";
 import { exportLiveState, exportNeeds, type ExportScope, type ExportedFile } from "../../reconcile/export.js";
 import { SELF } from "../../desired/read-key.js";

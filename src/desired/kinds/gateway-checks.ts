@@ -1,8 +1,8 @@
 import type { DesiredStateProblem } from "../desired-state-error.js";
 import type { LoadedDocument } from "../load.js";
 import type { ApiRef, Document } from "../schema.js";
-import type { ProtocolType } from "../../spec/gateway.js";
-import type { FieldIssue } from "../../spec/field-issues.js";
+import type { ProtocolType } from "../../contract/gateway.js";
+import type { FieldIssue } from "../../contract/field-issues.js";
 import { groupBy, problemAt, type DocumentIndex } from "./kind-model.js";
 
 /** A document of a child of an API (a route, an integration): it names its API. */

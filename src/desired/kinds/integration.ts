@@ -1,6 +1,6 @@
 import { apiRefKey } from "../api-ref.js";
 import type { IntegrationDocument } from "../schema.js";
-import { integrationProtocolIssues } from "../../spec/gateway.js";
+import { integrationProtocolIssues } from "../../contract/gateway.js";
 import { commonGatewayProblems, type GatewayRules } from "./gateway-checks.js";
 import { groupBy, problemAt, type ApiKeyOf, type KindModel } from "./kind-model.js";
 

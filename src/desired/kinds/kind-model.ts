@@ -2,7 +2,7 @@ import type { DesiredStateProblem } from "../desired-state-error.js";
 import type { LoadedDocument } from "../load.js";
 import type { ReadKey } from "../read-key.js";
 import type { ApiRef, Document } from "../schema.js";
-import type { ProtocolType } from "../../spec/gateway.js";
+import type { ProtocolType } from "../../contract/gateway.js";
 
 /** A field a read key is made of; `optional` when the document may leave it out. */
 export interface ReadKeyField {

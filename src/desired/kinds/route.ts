@@ -1,7 +1,7 @@
 import { apiRefKey, isNameKey } from "../api-ref.js";
 import type { LoadedDocument } from "../load.js";
 import type { IntegrationDocument, RouteDocument } from "../schema.js";
-import { routeProtocolIssues } from "../../spec/gateway.js";
+import { routeProtocolIssues } from "../../contract/gateway.js";
 import { commonGatewayProblems, type GatewayRules } from "./gateway-checks.js";
 import { groupBy, problemAt, type DocumentIndex, type KindModel } from "./kind-model.js";
 

@@ -1,4 +1,4 @@
-import { AccountId, RegionOptStatus, type ListRegionsRequest } from "../../spec/account.js";
+import { AccountId, RegionOptStatus, type ListRegionsRequest } from "../../contract/account.js";
 import type { ConvergeSession } from "../session.js";
 import { errorDiagnostic, isUnknown, types, type DataSourceType, type Diagnostic, type Schema } from "../runtime/index.js";
 

@@ -2,7 +2,7 @@ import { ALTERNATE_CONTACT_SERVICE_NAMES } from "../../desired/kinds/alternate-c
 import { SELF } from "../../desired/read-key.js";
 import { AlternateContactSpec } from "../../desired/schema.js";
 import type { LiveState } from "../../reconcile/model.js";
-import type { AlternateContact } from "../../spec/account.js";
+import type { AlternateContact } from "../../contract/account.js";
 import { kindResource, type KindBinding, type Values } from "../kind-resource.js";
 import { types } from "../runtime/index.js";
 import { attributeOfPath, liveValuesOf, specAttributes, specFields, specFromValues } from "../terraform-fields.js";

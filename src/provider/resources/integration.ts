@@ -2,7 +2,7 @@ import type { IntegrationRequest } from "../../reconcile/kinds/integration.js";
 import type { IntegrationDocument } from "../../desired/schema.js";
 import { integrationIds, matchesNaturalKey } from "../../reconcile/kinds/integration-identity.js";
 import type { LiveState } from "../../reconcile/model.js";
-import { INTEGRATION_FIELDS, type Integration } from "../../spec/gateway.js";
+import { INTEGRATION_FIELDS, type Integration } from "../../contract/gateway.js";
 import { kindResource, type KindBinding, type Values } from "../kind-resource.js";
 import { types } from "../runtime/index.js";
 import { attributeOfPath, liveValuesOf, specAttributes, specFields, specFromValues } from "../terraform-fields.js";

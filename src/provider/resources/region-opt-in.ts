@@ -2,7 +2,7 @@ import { REGION_OPT_IN_SERVICE_NAMES } from "../../desired/kinds/region-opt-in.j
 import { SELF } from "../../desired/read-key.js";
 import { RegionOptInDocument } from "../../desired/schema.js";
 import type { LiveState } from "../../reconcile/model.js";
-import type { Region } from "../../spec/account.js";
+import type { Region } from "../../contract/account.js";
 import { kindResource, type KindBinding, type Values } from "../kind-resource.js";
 import { types } from "../runtime/index.js";
 import { attributeOfPath, specAttributes, specFields, specFromValues } from "../terraform-fields.js";

@@ -1,6 +1,6 @@
 import type { RouteRequest } from "../../reconcile/kinds/route.js";
 import type { LiveState } from "../../reconcile/model.js";
-import { ROUTE_FIELDS, type Route } from "../../spec/gateway.js";
+import { ROUTE_FIELDS, type Route } from "../../contract/gateway.js";
 import { kindResource, type KindBinding, type Values } from "../kind-resource.js";
 import { types } from "../runtime/index.js";
 import { attributeOfPath, liveValuesOf, specAttributes, specFields, specFromValues } from "../terraform-fields.js";

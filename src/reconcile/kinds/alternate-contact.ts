@@ -1,7 +1,7 @@
 import { accountOf, alternateContactModel } from "../../desired/kinds/alternate-contact.js";
 import { SELF, type AccountKey } from "../../desired/read-key.js";
 import type { AlternateContactDocument } from "../../desired/schema.js";
-import { ALTERNATE_CONTACT_TYPES, type AlternateContact } from "../../spec/account.js";
+import { ALTERNATE_CONTACT_TYPES, type AlternateContact } from "../../contract/account.js";
 import { diffFields } from "../diff.js";
 import type { ExportedDocument } from "../export.js";
 import { PHASE } from "../model.js";

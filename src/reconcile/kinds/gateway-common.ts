@@ -1,7 +1,7 @@
 import { protocolProblems, type GatewayDocument, type GatewayRules } from "../../desired/kinds/gateway-checks.js";
 import { problemAt } from "../../desired/kinds/kind-model.js";
 import type { LoadedDocument } from "../../desired/load.js";
-import type { Integration, ProtocolType, Route } from "../../spec/gateway.js";
+import type { Integration, ProtocolType, Route } from "../../contract/gateway.js";
 import { collect, isNotFound } from "../../clients/index.js";
 import type { LiveApi, LiveNeed } from "../model.js";
 import type { KindPlan, PlanContext, ReadKeySource } from "./kind-engine.js";

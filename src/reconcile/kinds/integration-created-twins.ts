@@ -1,5 +1,5 @@
 import { collect } from "../../clients/index.js";
-import type { Integration } from "../../spec/gateway.js";
+import type { Integration } from "../../contract/gateway.js";
 import { integrationAddress } from "./gateway-common.js";
 import { NATURAL_KEY_FIELDS } from "../../desired/kinds/integration.js";
 import { createdIntegrations, integrationIds, matchesNaturalKey } from "./integration-identity.js";

@@ -1,4 +1,4 @@
-import type { Integration } from "../../spec/gateway.js";
+import type { Integration } from "../../contract/gateway.js";
 import { NATURAL_KEY_FIELDS } from "../../desired/kinds/integration.js";
 import { deepEqual } from "../diff.js";
 import type { ApplyContext } from "./kind-engine.js";

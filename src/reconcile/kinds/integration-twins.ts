@@ -1,6 +1,6 @@
 import type { LoadedDocument } from "../../desired/load.js";
 import type { IntegrationDocument } from "../../desired/schema.js";
-import type { Integration } from "../../spec/gateway.js";
+import type { Integration } from "../../contract/gateway.js";
 import { canonicalJson } from "../../desired/canonical-json.js";
 import { integrationAddress, routeAddress } from "./gateway-common.js";
 import type { SourceLocation } from "../../desired/desired-state-error.js";

@@ -5,7 +5,7 @@ import { INTEGRATION_RULES, NATURAL_KEY_FIELDS, integrationModel } from "../../d
 import { problemAt } from "../../desired/kinds/kind-model.js";
 import type { LoadedDocument } from "../../desired/load.js";
 import type { IntegrationDocument } from "../../desired/schema.js";
-import { INTEGRATION_FIELDS, integrationServerDefaults, type Integration } from "../../spec/gateway.js";
+import { INTEGRATION_FIELDS, integrationServerDefaults, type Integration } from "../../contract/gateway.js";
 import { collect, isAmbiguousWrite } from "../../clients/index.js";
 import { bodyOf, diffFields, patchOf } from "../diff.js";
 import { fieldOrder, specFields } from "../export-fields.js";

@@ -4,7 +4,7 @@ import type { KindModel } from "../../desired/kinds/kind-model.js";
 import type { LoadedDocument } from "../../desired/load.js";
 import type { AccountKey } from "../../desired/read-key.js";
 import type { ApiRef, Document } from "../../desired/schema.js";
-import type { ProtocolType } from "../../spec/gateway.js";
+import type { ProtocolType } from "../../contract/gateway.js";
 import type { ExportedDocument } from "../export.js";
 import type { ActionRequest, FieldChange, LiveApi, LiveNeed, LiveState, PlannedAction } from "../model.js";
 import type { ApplyOptions } from "../apply.js";

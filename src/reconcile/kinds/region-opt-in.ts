@@ -2,7 +2,7 @@ import { accountOf } from "../../desired/kinds/alternate-contact.js";
 import { SELF, type AccountKey } from "../../desired/read-key.js";
 import { regionOptInModel } from "../../desired/kinds/region-opt-in.js";
 import type { RegionOptInDocument } from "../../desired/schema.js";
-import type { Region } from "../../spec/account.js";
+import type { Region } from "../../contract/account.js";
 import { sleep } from "../../clients/wire.js";
 import type { ExportedDocument } from "../export.js";
 import { PHASE } from "../model.js";

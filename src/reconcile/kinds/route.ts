@@ -1,7 +1,7 @@
 import { ROUTE_RULES, routeModel } from "../../desired/kinds/route.js";
 import type { z } from "zod";
 import type { RouteDocument, RouteTarget } from "../../desired/schema.js";
-import { ROUTE_FIELDS, routeServerDefaults, type Route } from "../../spec/gateway.js";
+import { ROUTE_FIELDS, routeServerDefaults, type Route } from "../../contract/gateway.js";
 import { fieldOrder, specFields } from "../export-fields.js";
 import type { ExportedDocument } from "../export.js";
 import { collect, isAmbiguousWrite, isConflict } from "../../clients/index.js";

@@ -5,7 +5,7 @@ import {
   RegionOptStatus,
   MAX_LIST_REGIONS_RESULTS,
   type Region,
-} from "../../spec/account.js";
+} from "../../contract/account.js";
 import { accountDialect, accountErrors } from "../service-error.js";
 import { operationsOf, parseInput, type Operation, type OperationCall, type OperationReply } from "../operation.js";
 import { MapCollection } from "../map-collection.js";

@@ -12,8 +12,8 @@ import {
   type Integration,
   type ProtocolType,
   type Route,
-} from "../../spec/gateway.js";
-import type { FieldIssue } from "../../spec/field-issues.js";
+} from "../../contract/gateway.js";
+import type { FieldIssue } from "../../contract/field-issues.js";
 import { invalidFields, operationsOf, parseInput, type Operation, type OperationCall, type OperationReply } from "../operation.js";
 import type { PageTokens } from "../page-token.js";
 import { gatewayDialect, gatewayErrors } from "../service-error.js";

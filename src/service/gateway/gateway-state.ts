@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { Api, Integration, Route } from "../../spec/gateway.js";
+import { Api, Integration, Route } from "../../contract/gateway.js";
 import type { Collection, Mutation } from "../store.js";
 
 /** An API with its owner and creation sequence (the keyset of listings). */

@@ -1,5 +1,5 @@
 import { parseAllDocuments, isMap, isScalar, isSeq, type Document as YamlDocument, type Node as YamlNode } from "yaml";
-import { describeZodIssues, formatPath, isPlainObject, pinpointZodIssues, renderValue } from "../../../src/spec/field-issues.js";
+import { describeZodIssues, formatPath, isPlainObject, pinpointZodIssues, renderValue } from "../../../src/contract/field-issues.js";
 import { DOCUMENT_SCHEMAS, KINDS, type Document, type Kind } from "../../../src/desired/schema.js";
 import type { DesiredStateProblem, SourceLocation } from "../../../src/desired/desired-state-error.js";
 import type { LoadedDocument } from "../../../src/desired/load.js";

@@ -7,7 +7,7 @@ import { NATURAL_KEY_FIELDS } from "../../../src/desired/kinds/integration.js";
 import type { Plan, PlannedAction } from "../../../src/reconcile/model.js";
 import { readAndPlan } from "../../../src/reconcile/reconcile.js";
 import type { WorldInput } from "../../../src/service/index.js";
-import type { Integration, Route } from "../../../src/spec/gateway.js";
+import type { Integration, Route } from "../../../src/contract/gateway.js";
 import { testWorld } from "../../support/worlds.js";
 
 /** The token of the management account 111111111111 in {@link reconcileWorld} (allowed everything). */

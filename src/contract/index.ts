@@ -1,5 +1,5 @@
 /**
- * The contract of both services as zod schemas (`converge/spec`): wire shapes, field rules, the
+ * The contract of both services as zod schemas (`converge/contract`; `converge/spec` is its former name, kept as an alias until the next minor release): wire shapes, field rules, the
  * per-protocol rules of the gateway, and each service's operation table (README, "Typed clients").
  * Field names are the wire's: PascalCase for the account service, camelCase for the gateway.
  */

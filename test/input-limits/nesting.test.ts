@@ -3,7 +3,7 @@ import fc from "fast-check";
 import type * as JsYaml from "js-yaml";
 import { isCollection, isPair, parseAllDocuments, stringify } from "yaml";
 import { describe, expect, it } from "vitest";
-import { MAX_NESTING_DEPTH, NestingError, excessiveNestingOffset, parseJsonWithinDepth } from "../../src/spec/nesting.js";
+import { MAX_NESTING_DEPTH, NestingError, excessiveNestingOffset, parseJsonWithinDepth } from "../../src/input-limits/nesting.js";
 
 /**
  * The nesting scan (issue 21) counts how deeply a JSON or YAML text nests lists and mappings
