@@ -178,7 +178,7 @@ describe("kind and operation names", () => {
  */
 describe("references", () => {
   const OUTSIDE = [/\bDESIGN\.md\b/, /\bspec\/[\w-]+\.md\b/, /\bshared\/(?:DESIGN|STYLE|spec)\b/, /\bSTYLE\.md\b/];
-  const TREES = ["src", "constructs", "test", "examples", ".ci"];
+  const TREES = ["src", "constructs", "test", "examples", ".ci", "docs"];
 
   function textFiles(directory: string): string[] {
     return readdirSync(join(ROOT, directory), { withFileTypes: true, recursive: true })
@@ -201,7 +201,7 @@ describe("references", () => {
     }
   });
 
-  it("cites no document outside the repository in the sources, tests, examples, CI or README", () => {
+  it("cites no document outside the repository in the sources, tests, examples, CI, README or docs", () => {
     const files = [...TREES.flatMap(textFiles), "README.md"].filter((file) => file !== "test/architecture/layers.test.ts");
     expect(files.length).toBeGreaterThan(200);
     expect(files.flatMap(outsideReferences)).toEqual([]);
