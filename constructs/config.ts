@@ -13,7 +13,7 @@ export interface ConvergeConfigProps {
   readonly endpoint?: string;
   /** Name of the environment variable that holds the bearer token where terraform runs; only the name is written anywhere, never the token. The provider vehicle reads CONVERGE_TOKEN only. @default "CONVERGE_TOKEN" */
   readonly tokenEnvironmentVariable?: string;
-  /** What carries the constructs: terraform's built-in "terraform_data" (nothing to download) or "null_resource" (provider hashicorp/null, downloaded by terraform init), three resources per stack that run the converge CLI; or "provider", one resource of converge's own terraform provider per construct (`converge provider install` first; fields in plans, but terraform's cost per resource: README, "cdktf constructs"). @default "terraform_data" */
+  /** What carries the constructs: terraform's built-in "terraform_data" (nothing to download) or "null_resource" (provider hashicorp/null, downloaded by terraform init), three resources per stack that run the converge CLI; or "provider", one resource of converge's own terraform provider per construct (`converge provider install` first; fields in plans, but terraform's cost per resource: docs/manual/cdktf.md). @default "terraform_data" */
   readonly vehicle?: Vehicle;
   /** Command line that starts the converge CLI in the provisioners, e.g. "npx converge" or "node /opt/converge/dist/src/cli/main.js"; not for the provider vehicle, which runs no CLI. @default "converge" */
   readonly cli?: string;
@@ -43,8 +43,8 @@ export const DESIRED_TRIGGER = "converge.desired.json";
  * With the provider vehicle, this construct declares converge's provider (`converge/converge`, its
  * endpoint; the provider reads the token from CONVERGE_TOKEN) and each construct is a resource of
  * its own. With a CLI vehicle, the stack's constructs are deployed together, by three resources of
- * the vehicle that this construct owns, whatever the number of constructs (README, "cdktf
- * constructs: one converge run per deploy"):
+ * the vehicle that this construct owns, whatever the number of constructs (docs/manual/cdktf.md, "One
+ * converge run per deploy"):
  *
  * - `<id>_apply`: its triggers map each construct's path to the sha256 of its document (so that
  *   `terraform plan` names the constructs that change), and hold the sha256 of converge.desired.json;
@@ -93,7 +93,7 @@ export class ConvergeConfig extends Construct {
 
     const parsed = ConfigPropsSchema.safeParse(props);
     const problems = parsed.success ? [] : describeZodIssues(parsed.error.issues, props).map((issue) => issue.message);
-    // the default measured fastest, and needs no download (README, "cdktf constructs")
+    // the default measured fastest, and needs no download (docs/manual/cdktf.md)
     this.vehicle = VEHICLES.includes(props.vehicle as Vehicle) ? props.vehicle! : "terraform_data";
     this.endpoint = props.endpoint;
     this.tokenEnvironmentVariable = props.tokenEnvironmentVariable ?? "CONVERGE_TOKEN";

@@ -1,5 +1,5 @@
 /**
- * cdktf constructs that emit converge's desired-state documents (README, "cdktf constructs").
+ * cdktf constructs that emit converge's desired-state documents (docs/manual/cdktf.md).
  * One ConvergeConfig per stack, then any number of resources.
  */
 export { ConvergeConfig, type ConvergeConfigProps } from "./config.js";

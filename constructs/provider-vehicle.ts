@@ -5,7 +5,7 @@ import { attributeValue, fieldAttribute, HEAD_ATTRIBUTES } from "../src/desired/
 import { createProviderElement, templateLiteral, type Condition } from "./vehicle.js";
 
 /**
- * The "provider" vehicle (README, "cdktf constructs"): each construct is one resource of
+ * The "provider" vehicle (docs/manual/cdktf.md): each construct is one resource of
  * converge's own terraform provider (an Api, one `converge_api` data source), whose attributes are
  * its document's fields by the rule of src/desired/terraform-attributes.ts, so `terraform plan`
  * shows each field that changes. A construct says which type it is and which of its props are

@@ -9,7 +9,7 @@ import { PROVIDER_SOURCE } from "../src/desired/terraform-attributes.js";
 
 /**
  * The one module that touches cdktf, its maintained fork cdktn, and @cdktf/provider-null
- * (README, "cdktf constructs": cdktf is no longer maintained upstream, so one adapter holds it).
+ * (docs/manual/cdktf.md: cdktf is no longer maintained upstream, so one adapter holds it).
  * The constructs describe what they emit as plain data: a resource of a CLI vehicle (triggers, one
  * local-exec provisioner, dependencies), made a `null_resource` or a `terraform_data`; or a
  * resource or data source of converge's own provider (its type, attributes, an import, conditions),

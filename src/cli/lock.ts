@@ -6,7 +6,7 @@ import { parseJsonWithinDepth } from "../input-limits/nesting.js";
 import { CliError } from "./cli-error.js";
 
 /**
- * The advisory lock of `apply --lock FILE` (README, "Plan and apply"): held for a whole apply, so
+ * The advisory lock of `apply --lock FILE` (docs/manual/plan-and-apply.md): held for a whole apply, so
  * that runs that share FILE (one machine, or a shared file system) take turns. The lock itself is
  * the directory `FILE.lock`, made by proper-lockfile (mkdir is atomic, also on network file
  * systems) and refreshed every `staleMs / 2`; a lock not refreshed for `staleMs` (its holder was

@@ -192,7 +192,7 @@ try {
   process.exitCode = reportError(error);
 }
 
-/** The one place errors become messages and exit codes (README, "Exit codes"). */
+/** The one place errors become messages and exit codes (docs/manual/commands.md, "Exit codes"). */
 function reportError(error: unknown): number {
   const code = (error as { code?: string }).code;
   if (typeof code === "string" && code.startsWith("commander.")) {

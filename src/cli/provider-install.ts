@@ -13,7 +13,7 @@ const PROVIDER_HOST_PATHS = ["registry.terraform.io", "registry.opentofu.org"].m
 
 /**
  * The provider's executable entry, beside the CLI in this package: a file the installed script
- * runs, not a module the CLI imports (the CLI and the provider are both top layers, README "Layout").
+ * runs, not a module the CLI imports (the CLI and the provider are both top layers, docs/manual/layout.md).
  */
 const PROVIDER_MAIN = new URL("../provider/main.js", import.meta.url);
 

@@ -8,7 +8,7 @@ import { loadDesiredInput, synthDesiredFiles } from "./desired-input.js";
 import { loadDocumentValues } from "./document-env.js";
 
 /**
- * What the cdktf constructs' provisioners hand the CLI (README, "cdktf constructs"): the stack's
+ * What the cdktf constructs' provisioners hand the CLI (docs/manual/cdktf.md): the stack's
  * desired-state file beside cdk.tf.json (`--from-synth .`), the sha256 terraform planned it with
  * (`--expect-sha256-env VAR`), and the inventory of the previous deploy (`--previous-env PREFIX`, in
  * PREFIX_0, PREFIX_1, …). Messages name variables and files, never their values.

@@ -3,8 +3,7 @@ import type { OperationTable } from "./operation-table.js";
 import { codePointLength } from "./text.js";
 
 /**
- * Wire schemas of the account management service (README, "The embedded services" and "Reference:
- * decisions where the spec is silent").
+ * Wire schemas of the account management service (docs/manual/embedded-service.md and docs/manual/reference.md).
  * Field names are the wire's PascalCase. Every constraint of the spec page lives here and only here.
  */
 

@@ -4,8 +4,7 @@ import { renderValue } from "./field-issues.js";
 import type { OperationTable } from "./operation-table.js";
 
 /**
- * Wire schemas of the API gateway service (README, "The embedded services" and "Reference: decisions
- * where the spec is silent"), and the
+ * Wire schemas of the API gateway service (docs/manual/embedded-service.md and docs/manual/reference.md), and the
  * per-protocol rules that the service enforces and the desired model checks before any call.
  * Field names are the wire's camelCase.
  */
@@ -21,20 +20,20 @@ export const HTTP_METHODS = ["ANY", "GET", "POST", "PUT", "PATCH", "DELETE", "HE
 export type ProtocolType = (typeof PROTOCOL_TYPES)[number];
 export type AuthorizationType = (typeof AUTHORIZATION_TYPES)[number];
 
-/** Authorization types each protocol accepts (README, "Reference: decisions where the spec is silent"). */
+/** Authorization types each protocol accepts (docs/manual/reference.md). */
 export const AUTHORIZATION_TYPES_BY_PROTOCOL: Readonly<Record<ProtocolType, ReadonlyArray<AuthorizationType>>> = {
   HTTP: ["NONE", "JWT", "CLOUD_IAM", "CUSTOM"],
   WEBSOCKET: ["NONE", "CLOUD_IAM", "CUSTOM"],
 };
 
-/** timeoutInMillis per protocol: range and default (README, "Reference: decisions where the spec is silent"). */
+/** timeoutInMillis per protocol: range and default (docs/manual/reference.md). */
 export const TIMEOUT_RANGE_BY_PROTOCOL: Readonly<Record<ProtocolType, { readonly min: number; readonly max: number; readonly default: number }>> = {
   HTTP: { min: 50, max: 30_000, default: 30_000 },
   WEBSOCKET: { min: 50, max: 29_000, default: 29_000 },
 };
 
 /**
- * What the service shows for route fields never set, per protocol (README, "Reference: decisions
+ * What the service shows for route fields never set, per protocol (docs/manual/reference.md, "Reference: decisions
  * where the spec is silent": responses show server defaults). The reconciler treats these values as
  * absent, so they are never drift. An unknown protocol gives the defaults both protocols share.
  */
@@ -170,7 +169,7 @@ export const DEFAULT_HTTP_ROUTE_SELECTION_EXPRESSION = "${request.method} ${requ
 export const MAX_PAGE_SIZE = 500;
 export const DEFAULT_PAGE_SIZE = 100;
 
-/** `maxResults` travels as a string holding an integer 1..500 (README, "Reference: decisions where the spec is silent"). */
+/** `maxResults` travels as a string holding an integer 1..500 (docs/manual/reference.md). */
 export const MaxResultsParameter = z.string().regex(/^\d{1,3}$/, { error: "expected a string holding an integer from 1 to 500" })
   .refine((value) => Number(value) >= 1 && Number(value) <= MAX_PAGE_SIZE, { error: "expected a string holding an integer from 1 to 500" });
 export const ListQuery = z.object({ maxResults: MaxResultsParameter.optional(), nextToken: z.string().max(1000).optional() });
@@ -180,7 +179,7 @@ const ROUTE_PATH = `${API_PATH}/routes/{routeId}`;
 const INTEGRATION_PATH = `${API_PATH}/integrations/{integrationId}`;
 
 /**
- * Every operation of the API gateway service (README, "The embedded services"): the service routes
+ * Every operation of the API gateway service (docs/manual/embedded-service.md): the service routes
  * and answers each row, the client builds each call from it. Creates are the only writes that are
  * not idempotent; a delete answers 204 with no body.
  */

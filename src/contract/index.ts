@@ -1,6 +1,6 @@
 /**
  * The contract of both services as zod schemas (`converge/contract`; `converge/spec` is its former name, kept as an alias until the next minor release): wire shapes, field rules, the
- * per-protocol rules of the gateway, and each service's operation table (README, "Typed clients").
+ * per-protocol rules of the gateway, and each service's operation table (docs/manual/clients.md).
  * Field names are the wire's: PascalCase for the account service, camelCase for the gateway.
  */
 export * from "./account.js";

@@ -3,7 +3,7 @@ import type { z } from "zod";
 /**
  * One operation of a service's contract, as its table in `src/contract/` lists it: the embedded service
  * routes and answers it from the table, and the client builds every call of it from the same row, so
- * server and client paths cannot drift apart (README, "Layout").
+ * server and client paths cannot drift apart (docs/manual/layout.md).
  */
 export interface OperationSpec {
   readonly method: "GET" | "POST" | "PATCH" | "DELETE";

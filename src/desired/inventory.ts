@@ -7,7 +7,7 @@ import type { Document } from "./schema.js";
 
 /**
  * A cdktf stack's inventory: the identity documents of the resources its desired state makes exist
- * (README, "cdktf constructs"). The stack records it in terraform state at each deploy; at the next
+ * (docs/manual/cdktf.md). The stack records it in terraform state at each deploy; at the next
  * one, what the previous inventory lists and the new desired state no longer declares is deleted.
  * The constructs compute it at synth, the CLI from the synthesized file: both from the documents
  * as the desired-state schemas parse them, with these functions.

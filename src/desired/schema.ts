@@ -3,7 +3,7 @@ import { AccountId, AlternateContactType, ContactName, ContactTitle, EmailAddres
 import { INTEGRATION_FIELDS, ROUTE_FIELDS, ProtocolType } from "../contract/gateway.js";
 
 /**
- * The desired-state documents (README, "Desired-state documents"): camelCase everywhere, unknown fields rejected, wire
+ * The desired-state documents (docs/manual/desired-state.md): camelCase everywhere, unknown fields rejected, wire
  * constraints reused from src/contract so that a document valid here is valid on the wire.
  */
 

@@ -1,5 +1,5 @@
 /**
- * How deeply the JSON and YAML converge reads may nest lists and mappings (README, "Desired-state
+ * How deeply the JSON and YAML converge reads may nest lists and mappings (docs/manual/desired-state.md, "Desired-state
  * documents"), and the scan that checks it before any parser sees the text: JSON.parse, js-yaml,
  * the yaml library, jsonc-parser and zod all recurse once per level, and exhaust the stack long
  * before the file size limit does (`[` 100,000 times is 100 KB).

@@ -13,7 +13,7 @@ interface Entry {
 }
 
 /**
- * Live state for one provider process, which serves one terraform command (README, "Terraform
+ * Live state for one provider process, which serves one terraform command (docs/manual/terraform-provider.md, "Terraform
  * provider"): each need (an API's routes and integrations, a contact, an account's Regions) is read
  * once, by the live reader of `converge plan`, however many resources ask for it and however many
  * ask at once; the process's own writes change what was read, as each read key's source says

@@ -1,6 +1,6 @@
 import { serveProvider } from "./runtime/serve.js";
 
-// `terraform-provider-converge`: terraform starts it (README, "Terraform provider"). Its schemas come
+// `terraform-provider-converge`: terraform starts it (docs/manual/terraform-provider.md). Its schemas come
 // from the file the build wrote; its code loads after the handshake, and only for a call that needs
 // more than schemas, so that neither delays terraform.
 await serveProvider(async () => {

@@ -5,7 +5,7 @@ import type { ProviderSchemas } from "./runtime/deferred-provider.js";
 /**
  * The converge provider's schemas as JSON beside the compiled provider, written by `npm run build`
  * from the definition itself (`writeProviderSchemas`), so that the provider answers terraform's
- * first start, which only asks for schemas, without loading its code (README, "Terraform provider").
+ * first start, which only asks for schemas, without loading its code (docs/manual/terraform-provider.md).
  */
 const SCHEMAS_FILE = fileURLToPath(new URL("./provider-schemas.json", import.meta.url));
 

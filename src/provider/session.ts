@@ -15,7 +15,7 @@ let loadedEngine: Promise<Engine> | undefined;
 /**
  * The engine (converge's plan and apply, every kind's engine, the clients), loaded once, by the
  * first call that needs live state: terraform starts the provider three times per command, twice
- * only to read its schemas and validate configuration, which need none of it (README, "Terraform
+ * only to read its schemas and validate configuration, which need none of it (docs/manual/terraform-provider.md, "Terraform
  * provider").
  */
 function engine(): Promise<Engine> {

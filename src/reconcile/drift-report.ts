@@ -3,7 +3,7 @@ import type { SourceLocation } from "../desired/desired-state-error.js";
 import { KINDS, type Kind } from "../desired/schema.js";
 
 /**
- * The drift report (README, "Drift detection"): every resource in exactly one outcome.
+ * The drift report (docs/manual/drift.md): every resource in exactly one outcome.
  * Plain JSON, versioned, so that shard reports written by separate processes merge into the report
  * one process would have written.
  */
@@ -14,7 +14,7 @@ export type DriftOutcome = (typeof DRIFT_OUTCOMES)[number];
 /** Outcomes that are drift: `converge drift` exits 2 when any resource has one (and none is unknown). */
 export const DRIFT_FOUND: ReadonlySet<DriftOutcome> = new Set(["drifted", "missing", "unmanaged"]);
 
-/** Exit codes of `drift` and `drift merge` (README, "Exit codes"); errors exit 1. */
+/** Exit codes of `drift` and `drift merge` (docs/manual/commands.md, "Exit codes"); errors exit 1. */
 export const DRIFT_EXIT = { inSync: 0, driftFound: 2, unknown: 3 } as const;
 
 /** One field that differs: its path in the document's spec, the value the document wants and the live one (`null`: absent). */

@@ -8,7 +8,7 @@ import { needsOf } from "./plan.js";
 import type { Progress } from "./progress.js";
 
 /**
- * Drift detection (README, "Drift detection"): reads what the documents need (live-reader.ts),
+ * Drift detection (docs/manual/drift.md): reads what the documents need (live-reader.ts),
  * never writes, and puts every resource in one outcome (drift-classify.ts); a shard reads and
  * classifies only its own documents (drift-shards.ts).
  */

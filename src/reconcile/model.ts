@@ -72,7 +72,7 @@ export interface PlannedAction {
 export type ActionRequest = KindRequest;
 
 /**
- * Phases of apply (README, "Plan and apply": integrations before the routes that target them; deletes last,
+ * Phases of apply (docs/manual/plan-and-apply.md: integrations before the routes that target them; deletes last,
  * routes before integrations). Route updates come before route creates, so that a route renamed by
  * its pin frees its old key before a create takes it.
  */
@@ -95,7 +95,7 @@ export interface PlanSummary {
 
 export const PLAN_FORMAT_VERSION = 1;
 
-/** A plan as `plan --out` writes it and `apply PLAN.json` reads it (README, "Plan JSON"). */
+/** A plan as `plan --out` writes it and `apply PLAN.json` reads it (docs/manual/plan-and-apply.md, "Plan JSON"). */
 export interface Plan {
   readonly formatVersion: typeof PLAN_FORMAT_VERSION;
   /** Hash of the live state the plan was made from; apply refuses when live state has changed. */

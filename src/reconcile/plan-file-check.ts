@@ -2,7 +2,7 @@ import { canonicalJson } from "../desired/canonical-json.js";
 import type { Plan, PlannedAction } from "./model.js";
 
 /**
- * A saved plan is a commitment, not a program (README, "Plan and apply"): `apply PLAN.json` plans the file's own
+ * A saved plan is a commitment, not a program (docs/manual/plan-and-apply.md): `apply PLAN.json` plans the file's own
  * documents against live state again and runs that plan only when it is the file's plan, exactly.
  * These are the ways the two can differ, each worded for the refusal.
  */

@@ -3,7 +3,7 @@ import type { ProtectionContext } from "./kinds/kind-engine.js";
 import type { LiveState, PlannedAction } from "./model.js";
 
 /**
- * The protections (README, "Identity, diff, protections"), always on: every kind's engine that has
+ * The protections (docs/manual/desired-state.md, "Identity, diff, protections"), always on: every kind's engine that has
  * protections judges its own actions (never delete a service-managed route or integration, never
  * change the route key of a managed route, never delete an integration that a route will still
  * target). An unsafe action becomes a refused one, with the reason; it never reaches the API.

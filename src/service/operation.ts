@@ -30,7 +30,7 @@ export interface Operation {
   readonly write: boolean;
   /**
    * Reads state synchronously, before its first await (a commit, if any, is that await): the server
-   * relies on it to answer only from durable state (README, "Durability").
+   * relies on it to answer only from durable state (docs/manual/embedded-service.md, "Durability").
    */
   handle(call: OperationCall): OperationReply | Promise<OperationReply>;
 }

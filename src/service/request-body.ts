@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 
-/** Largest request body the service reads (README, "Limits"); larger ones are refused with a 400. */
+/** Largest request body the service reads (docs/manual/reference.md, "Limits"); larger ones are refused with a 400. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export type BodyResult =

@@ -11,7 +11,7 @@ export interface Mutation {
 }
 
 /**
- * The state file, format 2 (README, "Durability"): one record per line,
+ * The state file, format 2 (docs/manual/embedded-service.md, "Durability"): one record per line,
  * `<crc32 of the JSON, 8 hex digits> <JSON>\n`. Line 1 is a snapshot,
  * `{"converge":"state","version":2,"seq":S,"snapshot":[[collection, key, value], …]}`, the state
  * after record S; every later line is a record `{"seq":N,"m":[[collection, key, value|null], …]}`

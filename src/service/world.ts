@@ -6,7 +6,7 @@ import { NestingError, parseJsonWithinDepth } from "../input-limits/nesting.js";
 
 /**
  * The world file: who exists, who may call, what the Region catalog holds, which APIs exist at boot,
- * and how the service misbehaves on purpose. Every key is optional (README, "World file").
+ * and how the service misbehaves on purpose. Every key is optional (docs/manual/embedded-service.md, "World file").
  */
 export const WorldFile = z.strictObject({
   organization: z.strictObject({
@@ -128,7 +128,7 @@ export function defaultApiOwner(world: World): string | undefined {
 }
 
 /**
- * The demo world `converge serve` boots without `--world` (README, "Demo world"). Its tokens are
+ * The demo world `converge serve` boots without `--world` (docs/manual/embedded-service.md, "Demo world"). Its tokens are
  * demo credentials, printed at start so that a newcomer can call the service.
  */
 export const DEMO_WORLD: WorldInput = {

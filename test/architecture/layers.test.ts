@@ -6,7 +6,7 @@ import { KINDS } from "../../src/desired/schema.js";
 import { KIND_ENGINES } from "../../src/reconcile/kinds/registry.js";
 
 /**
- * The layers point down (README, "Layout"): input-limits and contract ← service, clients, desired ← reconcile ← provider,
+ * The layers point down (docs/manual/layout.md): input-limits and contract ← service, clients, desired ← reconcile ← provider,
  * cli (cli also uses provider), and constructs use only desired and contract. Every relative import of every source file is checked,
  * static and dynamic, type-only included (a type import is still a dependency on the layer), and
  * the value imports of src/ may not form a cycle.
@@ -111,7 +111,7 @@ describe("import structure", () => {
 });
 
 /**
- * A resource kind's facts live with the kind (README, "Layout"): its name and its engine's operation
+ * A resource kind's facts live with the kind (docs/manual/layout.md): its name and its engine's operation
  * names appear only in the kind's own files (its model and engine under `kinds/`, its construct
  * `constructs/<kind>.ts`, its provider resource under `src/provider/resources/`) and in the document
  * schemas that define the kinds. Shared code calls capabilities instead of comparing names; a string

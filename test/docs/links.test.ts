@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { slug } from "github-slugger";
 import { anchorsOf, brokenLinks } from "../support/markdown-links.js";
 
 /**
@@ -9,6 +10,23 @@ import { anchorsOf, brokenLinks } from "../support/markdown-links.js";
  * file it points at.
  */
 const ROOT = resolve(import.meta.dirname, "../..");
+
+/** The source, test and example files whose comments cite the documentation (the probes of test/docs/ aside). */
+function citingFiles(): string[] {
+  return ["src", "constructs", "test", "examples"].flatMap((directory) =>
+    readdirSync(join(ROOT, directory), { withFileTypes: true, recursive: true })
+      .filter((entry) => entry.isFile() && !entry.parentPath.includes("node_modules") && /\.(ts|mjs|js|tf|ya?ml)$/.test(entry.name))
+      .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)))
+      .filter((file) => !file.startsWith("test/docs/")));
+}
+
+/** Citations of docs/ files that do not exist, and of README sections (`README, "Section"`) the README no longer has. */
+function deadCitations(file: string, text: string, readmeAnchors: ReadonlySet<string>): string[] {
+  const flat = text.replace(/\n[ \t]*(?:\*|\/\/|#)?[ \t]*/g, " ");
+  const files = [...flat.matchAll(/\bdocs\/[\w./-]+\.md\b/g)].map((match) => match[0]).filter((path) => !existsSync(join(ROOT, path)));
+  const sections = [...flat.matchAll(/\bREADME,? \\?"([^"\\]+)\\?"/g)].map((match) => match[1]!).filter((title) => !readmeAnchors.has(slug(title)));
+  return [...files.map((path) => `${file}: ${path} does not exist`), ...sections.map((title) => `${file}: README has no section "${title}"`)];
+}
 
 function markdownFiles(): string[] {
   const docs = readdirSync(join(ROOT, "docs"), { withFileTypes: true, recursive: true })
@@ -66,6 +84,24 @@ describe("links of README.md and docs/", () => {
       "exit-codes",
       "exit-codes-1",
       "nestedatt--regions",
+    ]);
+  });
+});
+
+describe("citations of the documentation in sources, tests and examples", () => {
+  const readmeAnchors = anchorsOf(readFileSync(join(ROOT, "README.md"), "utf8"));
+
+  it("name docs/ files that exist and README sections the README has", () => {
+    const files = citingFiles();
+    expect(files.length).toBeGreaterThan(200);
+    expect(files.flatMap((file) => deadCitations(file, readFileSync(join(ROOT, file), "utf8"), readmeAnchors))).toEqual([]);
+  });
+
+  it("finds a citation of a moved README section and of a missing page (the check can fail)", () => {
+    const probe = ' * the lock (README, "Plan\n * and apply"); the start (README, "Quickstart"); docs/manual/gone.md, docs/manual/drift.md\n';
+    expect(deadCitations("src/probe.ts", probe, readmeAnchors)).toEqual([
+      "src/probe.ts: docs/manual/gone.md does not exist",
+      'src/probe.ts: README has no section "Plan and apply"',
     ]);
   });
 });

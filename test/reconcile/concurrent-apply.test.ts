@@ -11,7 +11,7 @@ import { describeRun, startCli, type CliRun } from "./support/cli-process.js";
 import { adminClients, describeActions, readApis, reconcileWorld, removeDirectory, replan, writeAndLoad } from "./support/reconcile-harness.js";
 
 /**
- * Concurrent applies (README, "Plan and apply"): 2 and 4 applies start at once on
+ * Concurrent applies (docs/manual/plan-and-apply.md): 2 and 4 applies start at once on
  * the same desired state, from empty (a fresh API per round: 3 integrations, 4 routes targeting
  * them), in an API the desired state owns (`kind: Api` with prune) and in one it does not. Without
  * a lock the runs race (several create each integration); each run settles the twins it created,

@@ -9,7 +9,7 @@ import { testWorld } from "../support/worlds.js";
  * Property: whatever arrives at an account operation (any JSON, any bytes, any content type, extra
  * headers, any X-Svc-Target, any credentials), the service with fault injection off never answers
  * 5xx, every error carries `x-svc-ErrorType` and a JSON body with a string `message` in the shape of
- * README, "The embedded services" (errors), and the service keeps answering.
+ * docs/manual/embedded-service.md (errors), and the service keeps answering.
  */
 
 /** FUZZ_RUNS raises it for a longer local session. */

@@ -7,7 +7,7 @@ import type { WorldInput } from "../../src/service/index.js";
 import { builtCliPath, startServeProcess, type ServeProcess } from "../support/serve-process.js";
 
 /**
- * README, "Durability": with --state-file a write is acknowledged only once it is on disk,
+ * docs/manual/embedded-service.md, "Durability": with --state-file a write is acknowledged only once it is on disk,
  * and a restart after kill -9 loses no acknowledged write. The service runs as a real child process
  * (`converge serve`), is killed with SIGKILL in the middle of a burst of concurrent writes, and a new
  * process on the same state file must hold every write that was answered 200.

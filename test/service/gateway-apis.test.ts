@@ -16,7 +16,7 @@ import { call, type CallOptions } from "../support/http.js";
 import { testWorld } from "../support/worlds.js";
 
 /**
- * The API resource (CreateApi, GetApi, GetApis, DeleteApi; README, "The embedded services"), APIs seeded by the world,
+ * The API resource (CreateApi, GetApi, GetApis, DeleteApi; docs/manual/embedded-service.md), APIs seeded by the world,
  * ownership by account, generated IDs, and authentication/authorization of every gateway operation
  * (403 AccessDeniedException).
  */

@@ -21,7 +21,7 @@ import { testWorld } from "../support/worlds.js";
  * HTTP-only and WebSocket-only fields, enums, timeoutInMillis ranges and defaults,
  * responseParameters status keys, the three requestParameters shapes, the error table of
  * GetIntegrations and CreateIntegration, GetIntegration/UpdateIntegration/DeleteIntegration
- * (README, "The embedded services") and PATCH semantics.
+ * (docs/manual/embedded-service.md) and PATCH semantics.
  */
 
 let service: RunningService;

@@ -13,7 +13,7 @@ import { call } from "../support/http.js";
 import { testWorld } from "../support/worlds.js";
 
 /**
- * Quick create and the resources it manages (apiGatewayManaged; README, "The embedded services", "Managed
+ * Quick create and the resources it manages (apiGatewayManaged; docs/manual/embedded-service.md, "Managed
  * resources"), and the 409 ConflictExceptions that protect routes and integrations: a managed route's
  * routeKey, a managed integration's deletion, deleting an integration a route targets, duplicate keys.
  */

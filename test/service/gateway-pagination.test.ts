@@ -5,7 +5,7 @@ import { call } from "../support/http.js";
 import { testWorld } from "../support/worlds.js";
 
 /**
- * Pagination of GetIntegrations, GetRoutes and GetApis (README, "The embedded services": pagination): opaque,
+ * Pagination of GetIntegrations, GetRoutes and GetApis (docs/manual/embedded-service.md: pagination): opaque,
  * tamper-evident, keyset tokens. A lister paging with maxResults k while another client creates and
  * deletes sees every surviving item exactly once and never an item twice.
  */

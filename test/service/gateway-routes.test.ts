@@ -19,7 +19,7 @@ import { testWorld } from "../support/worlds.js";
 /**
  * Routes of HTTP and WebSocket APIs over real HTTP: the Route field table, per-protocol
  * rules, HTTP route keys, AuthorizationType per protocol, the error table of GetRoute, DeleteRoute and
- * UpdateRoute, CreateRoute/GetRoutes (README, "The embedded services") and PATCH semantics.
+ * UpdateRoute, CreateRoute/GetRoutes (docs/manual/embedded-service.md) and PATCH semantics.
  */
 
 let service: RunningService;

@@ -6,7 +6,7 @@ import { call, type CallOptions, type CallResult } from "../support/http.js";
 import { testWorld } from "../support/worlds.js";
 
 /**
- * Request-rate limits (README, "The embedded services": throttling): with a world throttle of 1 request per second and a
+ * Request-rate limits (docs/manual/embedded-service.md: throttling): with a world throttle of 1 request per second and a
  * burst of 2 per identity and operation, the third rapid call of every gateway operation answers
  * 429 LimitExceededException with limitType "RequestRate" and Retry-After.
  */

@@ -4,7 +4,7 @@ import { integrationProtocolIssues } from "../../contract/gateway.js";
 import { commonGatewayProblems, type GatewayRules } from "./gateway-checks.js";
 import { groupBy, problemAt, type ApiKeyOf, type KindModel } from "./kind-model.js";
 
-/** The fields that identify an integration when no integrationId is pinned (README, "Identity, diff, protections"). */
+/** The fields that identify an integration when no integrationId is pinned (docs/manual/desired-state.md, "Identity, diff, protections"). */
 export const NATURAL_KEY_FIELDS = ["integrationType", "integrationUri", "integrationMethod", "connectionType", "connectionId", "integrationSubtype"] as const;
 
 /** The API and natural key of a document, as one comparable string (the key fields are strings or absent). */

@@ -9,7 +9,7 @@ import { PHASE, type PlannedAction } from "../model.js";
 
 /**
  * Twin integrations: what two converge runs leave when both create the same integration at once
- * (README, "Plan and apply"). Two parts, both deterministic so that any number of
+ * (docs/manual/plan-and-apply.md). Two parts, both deterministic so that any number of
  * runs agree on which twin survives: the first in the API's listing, which is in creation order.
  *
  * - After creating, a run settles twins of what it created (integration-created-twins.ts): it lists the API

@@ -98,7 +98,7 @@ export interface ReadKeySource<N extends LiveNeed> {
    * What a write the service acknowledged (the clients' WriteListener) makes of what `read`
    * answered for this need: the part of live state as it stands after the write, `"reread"` when
    * only a new read can tell, or `undefined` when the write does not touch it. Lets a copy of live
-   * state follow its own process's writes without reading again (the provider, README "Terraform provider").
+   * state follow its own process's writes without reading again (the provider, docs/manual/terraform-provider.md).
    */
   afterWrite(need: N, read: Partial<LiveCollections>, write: AcknowledgedWrite): Partial<LiveCollections> | "reread" | undefined;
 }

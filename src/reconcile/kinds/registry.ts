@@ -10,7 +10,7 @@ import { routeEngine, type RouteRequest } from "./route.js";
 
 /**
  * The engine half of every resource kind (the model half: src/desired/kinds/registry.ts). Adding a
- * kind: its schema, a model and an engine file, its import and entry in each registry (README,
+ * kind: its schema, a model and an engine file, its import and entry in each registry (docs/manual/layout.md,
  * "Adding a kind").
  */
 export const KIND_ENGINES = {

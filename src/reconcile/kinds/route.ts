@@ -166,7 +166,7 @@ function isRouteRequest(request: ActionRequest | undefined): request is RouteReq
 }
 
 /**
- * README, "Identity, diff, protections": sending authorizerId always sends authorizationType; detaching an authorizer sets
+ * docs/manual/desired-state.md, "Identity, diff, protections": sending authorizerId always sends authorizationType; detaching an authorizer sets
  * authorizationType NONE (unless the document says otherwise).
  */
 function withAuthorizerPairing(patch: Record<string, unknown>, spec: RouteDocument["spec"], live: Route): Record<string, unknown> {

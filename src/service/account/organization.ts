@@ -3,7 +3,7 @@ import { accountDialect } from "../service-error.js";
 import type { Identity } from "../identity.js";
 
 /**
- * Which account an operation acts on (README, "Reference: decisions where the spec is silent"). Without AccountId, the caller's own. With it, only
+ * Which account an operation acts on (docs/manual/reference.md). Without AccountId, the caller's own. With it, only
  * the management account or a delegated administrator may act, only on a member account of its
  * organization, and only with all features and trusted access enabled; the management account may
  * not name itself.

@@ -21,7 +21,7 @@ import type { Store } from "../store.js";
 import { defaultApiOwner, type World } from "../world.js";
 import { GatewayState, gatewayMutations, type ApiRecord, type StoredApi } from "./gateway-state.js";
 
-/** Routes and integrations an API may hold; one more is a 409 ConflictException (README, "Limits"). */
+/** Routes and integrations an API may hold; one more is a 409 ConflictException (docs/manual/reference.md, "Limits"). */
 export const MAX_ROUTES_PER_API = 300;
 export const MAX_INTEGRATIONS_PER_API = 300;
 

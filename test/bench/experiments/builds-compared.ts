@@ -11,7 +11,7 @@ import type { BenchExperiment } from "../experiment.js";
 import { median } from "../stats.js";
 
 /**
- * A refactoring's proof (README, "Benchmarks"): the CLI of this checkout against the CLI of another
+ * A refactoring's proof (docs/manual/benchmarks.md): the CLI of this checkout against the CLI of another
  * built checkout (BENCH_BASE_DIR, e.g. a `git worktree` of the commit before the change, built with
  * `npx tsc -p tsconfig.json`). Both run against the same live service, on the repository's examples
  * and on the benchmark estate: every plan, drift report and export must be byte-identical (the time
@@ -183,7 +183,7 @@ export const buildsCompared: BenchExperiment = {
   async run({ rounds }) {
     const baseDir = process.env.BENCH_BASE_DIR;
     if (!baseDir) {
-      const markdown = "### This build against another\n\nNot run: BENCH_BASE_DIR names no built checkout to compare with (README, \"Benchmarks\").\n";
+      const markdown = "### This build against another\n\nNot run: BENCH_BASE_DIR names no built checkout to compare with (docs/manual/benchmarks.md).\n";
       return { markdown, data: { skipped: "BENCH_BASE_DIR not set" }, problems: [] };
     }
     const builds: Build[] = [{ label: "base", cli: join(resolve(baseDir), "dist/src/cli/main.js") }, { label: "this", cli: builtCliPath() }];
