@@ -17,7 +17,7 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const MAGIC_COOKIE = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
 const TIMEOUT_MS = 180_000;
 
-/** A few names each entry point must export (what the README shows users importing). */
+/** A few names each entry point must export (what the README and docs/manual/ show users importing). */
 const EXPECTED: Readonly<Record<string, ReadonlyArray<string>>> = {
   "./service": ["startService", "DEMO_WORLD", "parseWorld", "loadWorldFile"],
   "./clients": ["createClients", "Credentials", "AccountClient", "GatewayClient", "collect", "isApiError", "isNotFound"],

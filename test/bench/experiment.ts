@@ -5,7 +5,7 @@ export interface ExperimentConfig {
 }
 
 export interface ExperimentReport {
-  /** A markdown block (heading, one-line method, a table) for the README. */
+  /** A markdown block (heading, one-line method, a table) for docs/manual/benchmarks.md. */
   readonly markdown: string;
   /** Every measurement, for bench-results.json. */
   readonly data: unknown;
