@@ -7,7 +7,7 @@ import { readExamples } from "./registry-docs/read-examples.js";
 
 // `npm run docs:provider`: the provider's pages under docs/ from the schemas the build wrote beside
 // this file and the configuration in examples/terraform-hcl; a page of a resource or data source
-// the provider no longer has is removed (test/docs/provider-docs.test.ts fails when they disagree).
+// the provider no longer has is removed (test/provider/registry-docs.test.ts fails when they disagree).
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const docs = join(root, "docs");
 const pages = registryPages(readProviderSchemas(), readExamples(root));
