@@ -1,4 +1,4 @@
-import type { IntegrationRequest } from "../../reconcile/kinds/integration.js";
+import type { IntegrationRequest } from "../../reconcile/kinds/integration-request.js";
 import type { IntegrationDocument } from "../../desired/schema.js";
 import { integrationIds, matchesNaturalKey } from "../../reconcile/kinds/integration-identity.js";
 import type { LiveState } from "../../reconcile/model.js";

@@ -3,10 +3,9 @@ import { SELF, type AccountKey } from "../../desired/read-key.js";
 import type { AlternateContactDocument } from "../../desired/schema.js";
 import { ALTERNATE_CONTACT_TYPES, type AlternateContact } from "../../contract/account.js";
 import { diffFields } from "../diff.js";
-import type { ExportedDocument } from "../export.js";
 import { PHASE } from "../model.js";
 import type { LiveNeed } from "../model.js";
-import { decide, type KindEngine, type ReadKeySource } from "./kind-engine.js";
+import { decide, type KindEngine, type ReadKeySource, type ExportedDocument } from "./kind-engine.js";
 
 const trim = (value: unknown) => (typeof value === "string" ? value.trim() : value);
 

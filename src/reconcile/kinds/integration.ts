@@ -9,12 +9,12 @@ import { INTEGRATION_FIELDS, integrationServerDefaults, type Integration } from 
 import { collect, isAmbiguousWrite } from "../../clients/index.js";
 import { bodyOf, diffFields, patchOf } from "../diff.js";
 import { fieldOrder, specFields } from "../export-fields.js";
-import type { ExportedDocument } from "../export.js";
 import { PHASE } from "../model.js";
-import { creationChanges, decide, type ApplyContext, type ExportableApi, type KindEngine, type PlanContext } from "./kind-engine.js";
+import { creationChanges, decide, type ApplyContext, type ExportableApi, type KindEngine, type PlanContext, type ExportedDocument } from "./kind-engine.js";
 import { resolveGatewayDocument, integrationAddress } from "./gateway-common.js";
 import { settleCreatedTwins } from "./integration-created-twins.js";
 import { createdIntegrations, integrationIds, matchesNaturalKey } from "./integration-identity.js";
+import type { IntegrationRequest } from "./integration-request.js";
 import { resolveTwins, twinRepairActions } from "./integration-twins.js";
 import { routesTargeting } from "./route.js";
 
@@ -22,14 +22,6 @@ function describeCandidate(integration: Integration): string {
   const parts = [integration.integrationId, integration.integrationType, integration.integrationMethod, integration.integrationUri].filter(Boolean);
   return parts.join(" ");
 }
-
-/** The requests of the Integration engine (`none`: a no-op that records the integrationId its name resolved to). */
-export type IntegrationRequest =
-  | { readonly op: "createIntegration"; readonly apiId: string; readonly name: string; readonly body: Readonly<Record<string, unknown>> }
-  | { readonly op: "updateIntegration"; readonly apiId: string; readonly name: string; readonly integrationId: string;
-    readonly patch: Readonly<Record<string, unknown>> }
-  | { readonly op: "deleteIntegration"; readonly apiId: string; readonly integrationId: string }
-  | { readonly op: "none"; readonly apiId?: string; readonly name?: string; readonly integrationId?: string };
 
 /** Integration: matched by a pinned integrationId, else by its natural key; several live matches are refused with the candidates. */
 export const integrationEngine = {

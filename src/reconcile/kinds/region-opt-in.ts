@@ -4,10 +4,9 @@ import { regionOptInModel } from "../../desired/kinds/region-opt-in.js";
 import type { RegionOptInDocument } from "../../desired/schema.js";
 import type { Region } from "../../contract/account.js";
 import { sleep } from "../../clients/wire.js";
-import type { ExportedDocument } from "../export.js";
 import { PHASE } from "../model.js";
 import type { LiveNeed } from "../model.js";
-import { decide, type ApplyContext, type KindEngine, type ReadKeySource } from "./kind-engine.js";
+import { decide, type ApplyContext, type KindEngine, type ReadKeySource, type ExportedDocument } from "./kind-engine.js";
 import { accountIdField, describeAccount } from "./alternate-contact.js";
 
 type Status = Region["RegionOptStatus"];
