@@ -9,7 +9,7 @@ import { INTEGRATION_FIELDS, integrationServerDefaults, type Integration } from 
 import { collect, isAmbiguousWrite } from "../../clients/index.js";
 import { bodyOf, diffFields, patchOf } from "../diff.js";
 import { fieldOrder, specFields } from "../export-fields.js";
-import { PHASE } from "../model.js";
+import { PHASE, type ActionRequest } from "../model.js";
 import { creationChanges, decide, type ApplyContext, type ExportableApi, type KindEngine, type PlanContext, type ExportedDocument } from "./kind-engine.js";
 import { resolveGatewayDocument, integrationAddress } from "./gateway-common.js";
 import { settleCreatedTwins } from "./integration-created-twins.js";
@@ -21,6 +21,11 @@ import { routesTargeting } from "./route.js";
 function describeCandidate(integration: Integration): string {
   const parts = [integration.integrationId, integration.integrationType, integration.integrationMethod, integration.integrationUri].filter(Boolean);
   return parts.join(" ");
+}
+
+/** Whether a request is one of the Integration engine's. */
+export function isIntegrationRequest(request: ActionRequest | undefined): request is IntegrationRequest {
+  return request !== undefined && (integrationEngine.ops as ReadonlyArray<string>).includes(request.op);
 }
 
 /** Integration: matched by a pinned integrationId, else by its natural key; several live matches are refused with the candidates. */
