@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream, readFileSync, readdirSync, statSync, type Dirent, type Stats } from "node:fs";
 import { extname, join, relative } from "node:path";
-import { formatPath, isPlainObject, renderValue } from "../contract/field-issues.js";
+import { formatFieldPath, isPlainObject, renderValue } from "../contract/field-issues.js";
 import { crossCheckDocuments } from "./cross-check.js";
 import { checkDocument } from "./document-value.js";
 import { DesiredStateError, type DesiredStateProblem } from "./desired-state-error.js";
@@ -326,7 +326,7 @@ export function validateDocument(raw: RawDocument): { document: LoadedDocument }
   const value = raw.value;
   const problem = (path: ReadonlyArray<PropertyKey>, message: string): DesiredStateProblem => ({
     ...raw.locate(path),
-    path: path.length ? formatPath(path) : "",
+    path: path.length ? formatFieldPath(path) : "",
     message,
   });
   if (!isPlainObject(value)) {

@@ -8,7 +8,7 @@ import { integrationResource } from "./resources/integration.js";
 import { regionOptInResource } from "./resources/region-opt-in.js";
 import { routeResource } from "./resources/route.js";
 import { DiagnosticsError, errorDiagnostic, isUnknown, types, type Diagnostic, type ProviderDefinition, type Schema, type Value } from "./runtime/index.js";
-import type { ConvergeSession } from "./session.js";
+import type { ConvergeSession } from "./converge-session.js";
 
 const schema: Schema = {
   description: "converge: alternate contacts, Region opt-ins, and the routes and integrations of HTTP and WebSocket APIs.",

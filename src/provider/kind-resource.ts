@@ -1,4 +1,4 @@
-import { formatPath } from "../contract/field-issues.js";
+import { formatFieldPath } from "../contract/field-issues.js";
 import { modelOf } from "../desired/kinds/registry.js";
 import type { ApplyContext } from "../reconcile/kinds/kind-engine.js";
 import type { LiveNeed, LiveState, PlannedAction } from "../reconcile/model.js";
@@ -16,7 +16,7 @@ import {
   type Value,
 } from "./runtime/index.js";
 import type { LoadedDocument } from "../desired/load.js";
-import { applyAction, needsOfDocument, planDocument, terraformDocument, type ConvergeSession, type OnePlan } from "./session.js";
+import { applyAction, needsOfDocument, planDocument, terraformDocument, type ConvergeSession, type OnePlan } from "./converge-session.js";
 import { attributeOfWire, type AttributeOfPath, type SpecField } from "./terraform-fields.js";
 
 /** A resource's attribute values (configuration, plan or state) by attribute name. */
@@ -136,7 +136,7 @@ function checkedDocument<Live>(binding: KindBinding<Live>, values: Values, optio
   const checked = terraformDocument(binding.kind, binding.document(values, options));
   if ("loaded" in checked) return checked;
   const diagnostics = checked.issues
-    .map((issue) => ({ issue, path: formatPath(issue.path) }))
+    .map((issue) => ({ issue, path: formatFieldPath(issue.path) }))
     .filter(({ path }) => {
       const at = binding.attributeOf(path);
       return at === undefined || !isUnknown(values[at.attribute] ?? null);

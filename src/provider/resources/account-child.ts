@@ -4,7 +4,7 @@ import { resourceTypeOf } from "../../desired/terraform-attributes.js";
 import type { LiveState } from "../../reconcile/model.js";
 import type { KindBinding, Values } from "../kind-resource.js";
 import { types, type AttributeSchema, type Schema } from "../runtime/index.js";
-import { attributeOfPath, specAttributes, specFromValues, type SpecField } from "../terraform-fields.js";
+import { attributeOfPath, attributeSchemasOf, specFromValues, type SpecField } from "../terraform-fields.js";
 import { parseImportId } from "./import-id.js";
 
 /** What a resource of an account's setting says of itself; `accountChild` makes the ID, import and account plumbing from it. */
@@ -51,7 +51,7 @@ export function accountChild<Live>(options: AccountChildOptions<Live>): AccountC
       id: { type: types.string, computed: true, description: `\`ACCOUNT_ID/${importName}\`, or \`${importName}\` for the caller's own account: the import ID.` },
       account_id: { type: types.string, optional: true, requiresReplace: true, description: options.accountDescription },
       ...options.computed,
-      ...Object.fromEntries(Object.entries(specAttributes(fields)).map(([name, attribute]) => [name, name === keyAttribute ? { ...attribute, requiresReplace: true } : attribute])),
+      ...Object.fromEntries(Object.entries(attributeSchemasOf(fields)).map(([name, attribute]) => [name, name === keyAttribute ? { ...attribute, requiresReplace: true } : attribute])),
     },
   };
   const liveOf = (values: Values, live: LiveState) => options.find(typeof values.account_id === "string" ? values.account_id : SELF, values, live);

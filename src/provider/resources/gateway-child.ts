@@ -3,7 +3,7 @@ import { fieldAttribute, resourceTypeOf } from "../../desired/terraform-attribut
 import type { LiveApi, LiveState } from "../../reconcile/model.js";
 import type { KindBinding, Values } from "../kind-resource.js";
 import { types, type Schema } from "../runtime/index.js";
-import { attributeOfPath, specAttributes, specFromValues, type SpecField } from "../terraform-fields.js";
+import { attributeOfPath, attributeSchemasOf, specFromValues, type SpecField } from "../terraform-fields.js";
 import { parseImportId } from "./import-id.js";
 
 /** A child of an API as the service lists it (a route, an integration): whether the service manages it. */
@@ -58,7 +58,7 @@ export function gatewayChild<Live extends LiveGatewayChild>(options: GatewayChil
       api_id: { type: types.string, required: true, requiresReplace: true, description: `The API the ${noun} belongs to; changing it replaces the ${noun}.` },
       [idAttribute]: { type: types.string, computed: true, description: `The service's ID of the ${noun}${options.idNote === undefined ? "" : ` ${options.idNote}`}.` },
       api_gateway_managed: { type: types.bool, computed: true, description: options.managedDescription },
-      ...specAttributes(fields),
+      ...attributeSchemasOf(fields),
     },
   };
   const childOf = (values: Values, live: LiveState, id: Values[string] | undefined) => {

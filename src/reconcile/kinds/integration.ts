@@ -8,7 +8,7 @@ import type { IntegrationDocument } from "../../desired/schema.js";
 import { INTEGRATION_FIELDS, integrationServerDefaults, type Integration } from "../../contract/gateway.js";
 import { collect, isAmbiguousWrite } from "../../clients/index.js";
 import { bodyOf, diffFields, patchOf } from "../diff.js";
-import { fieldOrder, specFields } from "../export-fields.js";
+import { fieldOrder, exportedSpec } from "../export-fields.js";
 import { PHASE, type ActionRequest } from "../model.js";
 import { creationChanges, decide, type ApplyContext, type ExportableApi, type KindEngine, type PlanContext, type ExportedDocument } from "./kind-engine.js";
 import { resolveGatewayDocument, integrationAddress } from "./gateway-common.js";
@@ -232,7 +232,7 @@ function exportIntegrations(api: ExportableApi, names: ReadonlyMap<string, strin
     api: api.apiId,
     spec: {
       integrationId: integration.integrationId,
-      ...specFields(integration, INTEGRATION_FIELD_ORDER, integrationServerDefaults(api.protocolType)),
+      ...exportedSpec(integration, INTEGRATION_FIELD_ORDER, integrationServerDefaults(api.protocolType)),
     } as z.input<typeof IntegrationDocument>["spec"],
   });
   return {
