@@ -44,12 +44,13 @@ export interface Holding {
 
 /**
  * What a converge kind is to terraform: how its values become the kind's document, where its live
- * resource (`Live`, as the service lists it) is, and what state a live resource has. The shared flow (`kindResource`) does the rest
- * with the engine's own planning, protections and requests, as `converge plan` and `apply` do.
+ * counterpart is (`Live`: the live resource as the service lists it), and what state a live
+ * resource has. The shared flow (`kindResource`) does the rest with the engine's own planning,
+ * protections and requests, as `converge plan` and `apply` do.
  */
 export interface KindBinding<Live> {
   readonly kind: Kind;
-  /** terraform's name of the resource type (`converge_route`). */
+  /** terraform's name of the resource type (`converge_route`: resourceTypeOf of the kind, src/desired/terraform-attributes.ts). */
   readonly typeName: string;
   readonly schema: Schema;
   readonly fields: ReadonlyArray<SpecField>;
