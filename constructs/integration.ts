@@ -11,7 +11,7 @@ export interface IntegrationProps {
   readonly api: ApiRef;
   /** Pins the live integration by ID instead of matching it by its natural key; with the provider vehicle, an import of `<apiId>/<integrationId>`. @default matched by the natural key */
   readonly integrationId?: string;
-  /** AWS, AWS_PROXY, HTTP, HTTP_PROXY, MOCK or CLOUD_PROXY (part of the natural key). @default - required */
+  /** CLOUD, CLOUD_PROXY, HTTP, HTTP_PROXY or MOCK (part of the natural key). @default - required */
   readonly integrationType: IntegrationSpec["integrationType"];
   /** The backend's URI (part of the natural key). @default don't care */
   readonly integrationUri?: IntegrationSpec["integrationUri"];

@@ -21,7 +21,7 @@ export interface RouteProps {
   readonly name?: string;
   /** What the route invokes: an Integration construct of the same API and stack (the route is ordered after it; with the provider vehicle, a reference to its integration_id), or "integrations/<id>"; null detaches. @default don't care */
   readonly target?: Integration | string | null;
-  /** NONE, JWT, AWS_IAM or CUSTOM. @default don't care (the service's default is NONE) */
+  /** NONE, JWT, CLOUD_IAM or CUSTOM. @default don't care (the service's default is NONE) */
   readonly authorizationType?: RouteSpec["authorizationType"];
   /** The authorizer's ID (sent with authorizationType). @default don't care */
   readonly authorizerId?: RouteSpec["authorizerId"];

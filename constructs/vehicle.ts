@@ -98,7 +98,7 @@ interface ConvergeElements {
 /** The classes of converge's provider's elements, on `library`'s base classes. */
 function convergeElements(library: Library): ConvergeElements {
   const metadata = { providerName: "converge" };
-  class ConvergeResource extends library.TerraformResource {
+  class ConvergeTerraformResource extends library.TerraformResource {
     readonly #attributes: Readonly<Record<string, unknown>>;
     constructor(scope: Construct, id: string, type: string, attributes: Readonly<Record<string, unknown>>, lifecycle: cdktf.TerraformResourceLifecycle | undefined) {
       super(scope, id, { terraformResourceType: type, terraformGeneratorMetadata: metadata, ...(lifecycle ? { lifecycle } : {}) });
@@ -129,7 +129,7 @@ function convergeElements(library: Library): ConvergeElements {
     }
   }
   return {
-    resource: (scope, id, type, attributes, lifecycle) => new ConvergeResource(scope, id, type, attributes, lifecycle) as unknown as cdktf.TerraformResource,
+    resource: (scope, id, type, attributes, lifecycle) => new ConvergeTerraformResource(scope, id, type, attributes, lifecycle) as unknown as cdktf.TerraformResource,
     dataSource: (scope, id, type, attributes, lifecycle) => new ConvergeDataSource(scope, id, type, attributes, lifecycle) as unknown as cdktf.TerraformDataSource,
     provider: (scope, id, attributes) => void new ConvergeProvider(scope, id, attributes),
   };
@@ -192,11 +192,6 @@ function cdktnKit(): Kit | null {
 function kitOf(scope: IConstruct): Kit {
   const kit = cdktnKit();
   return kit && scope.node.root instanceof kit.library.App ? kit : CDKTF;
-}
-
-/** The library a construct's app is built with, for messages and tests. */
-export function libraryNameOf(scope: IConstruct): "cdktf" | "cdktn" {
-  return kitOf(scope) === CDKTF ? "cdktf" : "cdktn";
 }
 
 const terraformResources = new WeakMap<VehicleResource, cdktf.TerraformResource>();

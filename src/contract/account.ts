@@ -4,7 +4,7 @@ import { codePointLength } from "./text.js";
 
 /**
  * Wire schemas of the account management service (docs/manual/embedded-service.md and docs/manual/reference.md).
- * Field names are the wire's PascalCase. Every constraint of the spec page lives here and only here.
+ * Field names are the wire's PascalCase. Every constraint of the account service's wire lives here and only here.
  */
 
 export const ACCOUNT_TARGET_PREFIX = "AccountService_20210201";
@@ -108,15 +108,6 @@ export const ACCOUNT_OPERATIONS = {
   DisableRegion: { method: "POST", path: "/disableRegion", request: RegionRequest, status: 200, idempotent: true, write: true },
 } as const satisfies OperationTable;
 export type AccountOperationName = keyof typeof ACCOUNT_OPERATIONS;
-
-export const ACCOUNT_ERROR_TYPES = [
-  "AccessDeniedException",
-  "InternalServerException",
-  "TooManyRequestsException",
-  "ValidationException",
-  "ResourceNotFoundException",
-  "ConflictException",
-] as const;
 
 export const ValidationReason = z.enum(["fieldValidationFailed", "invalidRegionOptTarget"]);
 

@@ -24,7 +24,7 @@ export function renderValue(value: unknown): string {
 }
 
 /** Joins a zod path the way users write it: `spec.requestParameters["a.b"]`, `items[2]`. */
-export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+export function formatFieldPath(path: ReadonlyArray<PropertyKey>): string {
   let out = "";
   for (const segment of path) {
     if (typeof segment === "number") out += `[${segment}]`;
@@ -50,7 +50,7 @@ export function valueAtPath(input: unknown, path: ReadonlyArray<PropertyKey>): u
 export function describeZodIssues(issues: ReadonlyArray<z.core.$ZodIssue>, input: unknown): FieldIssue[] {
   const byField = new Map<string, FieldIssue>();
   for (const issue of issues) {
-    const name = formatPath(issue.path);
+    const name = formatFieldPath(issue.path);
     if (byField.has(name)) continue;
     byField.set(name, { name, message: describeIssue(issue, input), path: issue.path });
   }
@@ -61,17 +61,17 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
   const value = valueAtPath(input, issue.path);
   const parentIsObject = issue.path.length === 0 || isPlainObject(valueAtPath(input, issue.path.slice(0, -1)));
   if (issue.code === "invalid_type" && value === undefined && parentIsObject) {
-    return `${formatPath(issue.path)} is required: ${stripInvalidInput(issue.message)}`;
+    return `${formatFieldPath(issue.path)} is required: ${stripInvalidInput(issue.message)}`;
   }
   if (issue.code === "invalid_key") {
     const key = issue.path[issue.path.length - 1];
     const expected = issue.issues.map((inner) => stripInvalidInput(inner.message)).join("; ");
-    return `${formatPath(issue.path.slice(0, -1))} key ${renderValue(String(key))} is not valid: ${expected}`;
+    return `${formatFieldPath(issue.path.slice(0, -1))} key ${renderValue(String(key))} is not valid: ${expected}`;
   }
   if (issue.code === "unrecognized_keys") {
     return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}`;
   }
-  return `${formatPath(issue.path)} ${renderValue(value)} is not valid: ${stripInvalidInput(issue.message)}`;
+  return `${formatFieldPath(issue.path)} ${renderValue(value)} is not valid: ${stripInvalidInput(issue.message)}`;
 }
 
 /** zod's default messages start with "Invalid input: "; ours say what was expected. */

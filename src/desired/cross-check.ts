@@ -2,7 +2,7 @@ import { apiRefKey } from "./api-ref.js";
 import type { DesiredStateProblem } from "./desired-state-error.js";
 import { problemAt, type ApiKeyOf, type DocumentIndex } from "./kinds/kind-model.js";
 import { modelOf } from "./kinds/registry.js";
-import type { LoadedDocument } from "./load.js";
+import type { LoadedDocument } from "./loaded-document.js";
 import type { ProtocolType } from "../contract/gateway.js";
 
 export interface CrossCheckOptions {

@@ -1,6 +1,6 @@
 import { describeZodIssues, pinpointZodIssues } from "../contract/field-issues.js";
 import type { SourceLocation } from "./desired-state-error.js";
-import type { LoadedDocument } from "./load.js";
+import type { LoadedDocument } from "./loaded-document.js";
 import { DOCUMENT_SCHEMAS, type Document, type Kind } from "./schema.js";
 
 /** A field of a document that breaks its kind's schema: the path (`spec.routeKey`) and why. */

@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
 import { createReadStream, readFileSync, readdirSync, statSync, type Dirent, type Stats } from "node:fs";
 import { extname, join, relative } from "node:path";
-import { formatPath, isPlainObject, renderValue } from "../contract/field-issues.js";
+import { formatFieldPath, isPlainObject, renderValue } from "../contract/field-issues.js";
 import { crossCheckDocuments } from "./cross-check.js";
 import { checkDocument } from "./document-value.js";
-import { DesiredStateError, type DesiredStateProblem, type SourceLocation } from "./desired-state-error.js";
+import { DesiredStateError, type DesiredStateProblem } from "./desired-state-error.js";
 import { parseJsonText } from "./json-documents.js";
 import { LineIndex } from "./line-index.js";
+import type { LoadedDocument } from "./loaded-document.js";
 import { FileDocument, RawDocument, type TextRegion } from "./raw-document.js";
 import { KINDS, type Document, type Kind } from "./schema.js";
 import { parseYamlText, splitYamlDocuments, type ParsedDocuments } from "./yaml-documents.js";
@@ -14,14 +15,7 @@ import { modelOf } from "./kinds/registry.js";
 import { readKeyOfValue, scanReadKey } from "./read-key-scan.js";
 import { readKeyText } from "./read-key.js";
 
-/** A validated document with where it came from. */
-export interface LoadedDocument<D extends Document = Document> {
-  readonly document: D;
-  /** Where the document starts. */
-  readonly source: SourceLocation;
-  /** Where a field of the document stands (the nearest existing parent when the field is absent). */
-  locate(path: ReadonlyArray<PropertyKey>): SourceLocation;
-}
+export type { LoadedDocument } from "./loaded-document.js";
 
 export interface DesiredState {
   readonly documents: ReadonlyArray<LoadedDocument>;
@@ -332,7 +326,7 @@ export function validateDocument(raw: RawDocument): { document: LoadedDocument }
   const value = raw.value;
   const problem = (path: ReadonlyArray<PropertyKey>, message: string): DesiredStateProblem => ({
     ...raw.locate(path),
-    path: path.length ? formatPath(path) : "",
+    path: path.length ? formatFieldPath(path) : "",
     message,
   });
   if (!isPlainObject(value)) {

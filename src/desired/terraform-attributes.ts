@@ -27,6 +27,11 @@ export function camelCase(attribute: string): string {
   return attribute.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 }
 
+/** terraform's type of a kind's resource: `converge_` and the kind's snake_case (`Route` → `converge_route`, `RegionOptIn` → `converge_region_opt_in`). */
+export function resourceTypeOf(kind: string): string {
+  return `converge_${snakeCase(kind)}`;
+}
+
 /** The attributes of a document's head fields: the API a route or integration belongs to, the account of a contact or Region. */
 export const HEAD_ATTRIBUTES = { api: "api_id", account: "account_id" } as const;
 

@@ -1,13 +1,14 @@
 import type { ApiError } from "../clients/index.js";
 import { apiDataSource } from "./data-sources/api.js";
 import { regionsDataSource } from "./data-sources/regions.js";
+import { resourcesByTypeName } from "./kind-resource.js";
 import type { LiveCache } from "./live-cache.js";
 import { alternateContactResource } from "./resources/alternate-contact.js";
 import { integrationResource } from "./resources/integration.js";
 import { regionOptInResource } from "./resources/region-opt-in.js";
 import { routeResource } from "./resources/route.js";
 import { DiagnosticsError, errorDiagnostic, isUnknown, types, type Diagnostic, type ProviderDefinition, type Schema, type Value } from "./runtime/index.js";
-import type { ConvergeSession } from "./session.js";
+import type { ConvergeSession } from "./converge-session.js";
 
 const schema: Schema = {
   description: "converge: alternate contacts, Region opt-ins, and the routes and integrations of HTTP and WebSocket APIs.",
@@ -120,12 +121,7 @@ export const convergeProvider: ProviderDefinition<Schema, ConvergeSession> = {
     log.debug("configured", { gateway: gateway.origin, account: account.origin });
     return { cache, clients: cache.clients, log, held: new Set<string>() };
   },
-  resources: {
-    converge_alternate_contact: alternateContactResource,
-    converge_region_opt_in: regionOptInResource,
-    converge_integration: integrationResource,
-    converge_route: routeResource,
-  },
+  resources: resourcesByTypeName([alternateContactResource, regionOptInResource, integrationResource, routeResource]),
   dataSources: {
     converge_api: apiDataSource,
     converge_regions: regionsDataSource,

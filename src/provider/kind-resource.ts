@@ -1,4 +1,4 @@
-import { formatPath } from "../contract/field-issues.js";
+import { formatFieldPath } from "../contract/field-issues.js";
 import { modelOf } from "../desired/kinds/registry.js";
 import type { ApplyContext } from "../reconcile/kinds/kind-engine.js";
 import type { LiveNeed, LiveState, PlannedAction } from "../reconcile/model.js";
@@ -16,7 +16,7 @@ import {
   type Value,
 } from "./runtime/index.js";
 import type { LoadedDocument } from "../desired/load.js";
-import { applyAction, needsOfDocument, planDocument, terraformDocument, type ConvergeSession, type OnePlan } from "./session.js";
+import { applyAction, needsOfDocument, planDocument, terraformDocument, type ConvergeSession, type OnePlan } from "./converge-session.js";
 import { attributeOfWire, type AttributeOfPath, type SpecField } from "./terraform-fields.js";
 
 /** A resource's attribute values (configuration, plan or state) by attribute name. */
@@ -44,12 +44,13 @@ export interface Holding {
 
 /**
  * What a converge kind is to terraform: how its values become the kind's document, where its live
- * resource is, and what state a live resource has. The shared flow (`kindResource`) does the rest
- * with the engine's own planning, protections and requests, as `converge plan` and `apply` do.
+ * counterpart is (`Live`: the live resource as the service lists it), and what state a live
+ * resource has. The shared flow (`kindResource`) does the rest with the engine's own planning,
+ * protections and requests, as `converge plan` and `apply` do.
  */
-export interface KindBinding {
+export interface KindBinding<Live> {
   readonly kind: Kind;
-  /** terraform's name of the resource type (`converge_route`). */
+  /** terraform's name of the resource type (`converge_route`: resourceTypeOf of the kind, src/desired/terraform-attributes.ts). */
   readonly typeName: string;
   readonly schema: Schema;
   readonly fields: ReadonlyArray<SpecField>;
@@ -60,20 +61,20 @@ export interface KindBinding {
   /** The attribute a document path names (`spec.routeKey` → `route_key`), if any. */
   attributeOf(path: string): AttributeOfPath | undefined;
   /** The live resource the state holds; undefined when it is gone. */
-  liveOf(state: Values, live: LiveState): unknown;
+  liveOf(state: Values, live: LiveState): Live | undefined;
   /**
    * The live resource a planned action acts on: the one it matched (`context` after apply, which
    * knows what a create made), undefined before a create.
    */
-  matched(action: PlannedAction, values: Values, live: LiveState, context?: ApplyContext): unknown;
+  matched(action: PlannedAction, values: Values, live: LiveState, context?: ApplyContext): Live | undefined;
   /** The values of the spec attributes as the live resource has them, for the state's identity filled in from live. */
-  liveValues(live: unknown): Values;
+  liveValues(live: Live): Values;
   /** The state of a live resource: its IDs and computed attributes, the spec attributes given, the identity `held` names (its API, its account). */
-  state(live: unknown, specValues: Values, held: Values): Values;
+  state(live: Live, specValues: Values, held: Values): Values;
   /** The state's identity from an import ID (the other attributes null; `read` fills them in). */
   importId(id: string): Values;
   /** The live resource for people: `route abc1234 (GET /orders)`. */
-  describe(live: unknown): string;
+  describe(live: Live): string;
   /**
    * Whether creating one may find a live one already (a route of the same key, an integration of the
    * same natural key, a contact of the same type): the plan warns that it adopts it. Not for kinds
@@ -104,14 +105,14 @@ export interface KindBinding {
 }
 
 /** A problem of the engine or the schema, as a diagnostic on the attribute it is about. */
-function problemDiagnostic(binding: KindBinding, path: string, message: string): Diagnostic {
+function problemDiagnostic<Live>(binding: KindBinding<Live>, path: string, message: string): Diagnostic {
   const at = binding.attributeOf(path);
   // the engine's messages start with the document's field path; terraform users know the attribute
   const named = at !== undefined && message.startsWith(at.prefix) && /^[\s.[]/.test(message.slice(at.prefix.length));
   return errorDiagnostic(named ? `${at.attribute}${message.slice(at.prefix.length)}` : message, undefined, at === undefined ? undefined : [at.attribute]);
 }
 
-function refusal(binding: KindBinding, action: PlannedAction, deleting: boolean): Diagnostic {
+function refusal<Live>(binding: KindBinding<Live>, action: PlannedAction, deleting: boolean): Diagnostic {
   const field = action.changes[0]?.path;
   const at = field === undefined ? undefined : binding.attributeOf(`spec.${field}`);
   // a refused delete: terraform can still stop managing the resource without deleting it
@@ -126,17 +127,17 @@ function refusal(binding: KindBinding, action: PlannedAction, deleting: boolean)
 }
 
 /** The diagnostics of a plan that has no action to take, or of a refused action; empty when the action may go ahead. */
-function planDiagnostics(binding: KindBinding, planned: OnePlan, deleting = false): Diagnostic[] {
+function planDiagnostics<Live>(binding: KindBinding<Live>, planned: OnePlan, deleting = false): Diagnostic[] {
   if ("problems" in planned) return planned.problems.map((problem) => problemDiagnostic(binding, problem.path, problem.message));
   return planned.action.type === "refused" ? [refusal(binding, planned.action, deleting)] : [];
 }
 
 /** The document of terraform values as the kind's schema accepts it, or the diagnostics of every attribute it refuses (those still unknown aside). */
-function checkedDocument(binding: KindBinding, values: Values, options: DocumentOptions) {
+function checkedDocument<Live>(binding: KindBinding<Live>, values: Values, options: DocumentOptions) {
   const checked = terraformDocument(binding.kind, binding.document(values, options));
   if ("loaded" in checked) return checked;
   const diagnostics = checked.issues
-    .map((issue) => ({ issue, path: formatPath(issue.path) }))
+    .map((issue) => ({ issue, path: formatFieldPath(issue.path) }))
     .filter(({ path }) => {
       const at = binding.attributeOf(path);
       return at === undefined || !isUnknown(values[at.attribute] ?? null);
@@ -145,12 +146,12 @@ function checkedDocument(binding: KindBinding, values: Values, options: Document
   return { diagnostics };
 }
 
-function identityKnown(binding: KindBinding, values: Values): boolean {
+function identityKnown<Live>(binding: KindBinding<Live>, values: Values): boolean {
   return binding.identityAttributes.every((attribute) => !isUnknown(values[attribute] ?? null));
 }
 
 /** The reads the resource's document needs (its read key), from the values that name it. */
-function needsOf(binding: KindBinding, values: Values): Promise<LiveNeed[]> {
+function needsOf<Live>(binding: KindBinding<Live>, values: Values): Promise<LiveNeed[]> {
   return needsOfDocument(binding.document(values, {}));
 }
 
@@ -165,7 +166,7 @@ function throwIfErrors(diagnostics: ReadonlyArray<Diagnostic>): void {
  * engine (which may then send the service's default, say authorizationType NONE when an
  * authorizer is detached).
  */
-function asConfigured(binding: KindBinding, values: Values, config: Values): Values {
+function asConfigured<Live>(binding: KindBinding<Live>, values: Values, config: Values): Values {
   const configured: Record<string, Value> = { ...values };
   for (const field of binding.fields) if (field.presence === "defaulted") configured[field.attribute] = config[field.attribute] ?? null;
   return configured;
@@ -175,7 +176,7 @@ function asConfigured(binding: KindBinding, values: Values, config: Values): Val
  * The plan with each defaulted attribute the configuration leaves out, and the engine's request
  * sends, at the value it sends; and, for an update, the computed attributes it changes unknown.
  */
-function withSentDefaults(binding: KindBinding, planned: Values, config: Values, action: PlannedAction): Values {
+function withSentDefaults<Live>(binding: KindBinding<Live>, planned: Values, config: Values, action: PlannedAction): Values {
   const sent = binding.requestFields(action);
   const adjusted: Record<string, Value> = { ...planned };
   if (action.type === "update") for (const attribute of binding.computedByUpdate ?? []) adjusted[attribute] = UNKNOWN;
@@ -188,7 +189,7 @@ function withSentDefaults(binding: KindBinding, planned: Values, config: Values,
 }
 
 /** Spec attributes of values whose fields the engine found different from live are live's; the others stay as terraform holds them. */
-function heldOrLive(binding: KindBinding, held: Values, live: Values, changed: ReadonlySet<string>, options: { readonly fillDefaulted: boolean }): Values {
+function heldOrLive<Live>(binding: KindBinding<Live>, held: Values, live: Values, changed: ReadonlySet<string>, options: { readonly fillDefaulted: boolean }): Values {
   return Object.fromEntries(binding.fields.map((field) => {
     const value = held[field.attribute] ?? null;
     const useLive = changed.has(field.field) || isUnknown(value) || (options.fillDefaulted && field.presence === "defaulted" && value === null);
@@ -202,7 +203,7 @@ function heldOrLive(binding: KindBinding, held: Values, live: Values, changed: R
  * engine's requests, refresh by the engine's diff rules (a value the engine finds equal to live is
  * kept as written).
  */
-export function kindResource(binding: KindBinding): ResourceType<Schema, ConvergeSession> {
+export function kindResource<Live>(binding: KindBinding<Live>): KindResource {
   const changedFieldsOf = (action: PlannedAction) => new Set(binding.changedFields ? binding.changedFields(action) : action.changes.map((change) => change.path));
 
   // a kind converge never deletes (a Region opt-in) is only forgotten by terraform
@@ -251,15 +252,15 @@ export function kindResource(binding: KindBinding): ResourceType<Schema, Converg
     if (!("action" in planned)) throw new Error("no action planned");
     const context = await applyAction(session, planned.action, { signal });
     const live = await session.cache.read(await needsOf(binding, values), signal);
-    const twin = binding.matched(planned.action, values, live, context);
-    if (twin === undefined) throw new Error(`${binding.typeName}: the service acknowledged the ${planned.action.type}, but the resource is not in its listing`);
+    const counterpart = binding.matched(planned.action, values, live, context);
+    if (counterpart === undefined) throw new Error(`${binding.typeName}: the service acknowledged the ${planned.action.type}, but the resource is not in its listing`);
     // what was planned is kept exactly (terraform requires it); what only apply knew comes from live
-    const state = binding.state(twin, heldOrLive(binding, values, binding.liveValues(twin), new Set(), { fillDefaulted: false }), values);
+    const state = binding.state(counterpart, heldOrLive(binding, values, binding.liveValues(counterpart), new Set(), { fillDefaulted: false }), values);
     hold(session, state);
     return state;
   }
 
-  return {
+  const resource: ResourceType<Schema, ConvergeSession> = {
     schema: binding.schema,
 
     validate({ config }) {
@@ -285,10 +286,10 @@ export function kindResource(binding: KindBinding): ResourceType<Schema, Converg
       if (!("action" in planned)) return { diagnostics };
       const adopts = (prior === null || replacing) && (planned.action.type === "update" || planned.action.type === "no-op");
       if (adopts && binding.mayAdopt !== false) {
-        const twin = binding.matched(planned.action, config, planned.live);
+        const counterpart = binding.matched(planned.action, config, planned.live);
         diagnostics.push(warningDiagnostic(
           `${binding.typeName}: adopts a live resource instead of creating one`,
-          `The live ${twin === undefined ? "resource" : binding.describe(twin)} is the one this resource declares, as converge matches it; terraform will manage it from now on (import it to see its values first).`,
+          `The live ${counterpart === undefined ? "resource" : binding.describe(counterpart)} is the one this resource declares, as converge matches it; terraform will manage it from now on (import it to see its values first).`,
         ));
       }
       return { diagnostics, ...(request.planned ? { planned: withSentDefaults(binding, request.planned, config, planned.action) } : {}) };
@@ -297,9 +298,9 @@ export function kindResource(binding: KindBinding): ResourceType<Schema, Converg
     async read({ provider: session, state, signal }) {
       hold(session, state);
       const live = await session.cache.read(await needsOf(binding, state), signal);
-      const twin = binding.liveOf(state, live);
-      if (twin === undefined) return null;
-      const liveValues = binding.liveValues(twin);
+      const counterpart = binding.liveOf(state, live);
+      if (counterpart === undefined) return null;
+      const liveValues = binding.liveValues(counterpart);
       // an imported state holds only the identity: what else the document needs comes from live
       const held = Object.fromEntries(binding.fields.map((field) => {
         const value = state[field.attribute] ?? null;
@@ -308,7 +309,7 @@ export function kindResource(binding: KindBinding): ResourceType<Schema, Converg
       const checked = checkedDocument(binding, { ...state, ...held }, { pin: state });
       const planned = "loaded" in checked ? await planDocument(session, checked.loaded, { signal }) : undefined;
       const changed = planned && "action" in planned ? changedFieldsOf(planned.action) : new Set(binding.fields.map((field) => field.field));
-      return binding.state(twin, heldOrLive(binding, held, liveValues, changed, { fillDefaulted: true }), state);
+      return binding.state(counterpart, heldOrLive(binding, held, liveValues, changed, { fillDefaulted: true }), state);
     },
 
     create: ({ provider: session, planned, config, signal }) => write(session, planned, config, undefined, signal),
@@ -336,4 +337,16 @@ export function kindResource(binding: KindBinding): ResourceType<Schema, Converg
       return binding.importId(id);
     },
   };
+  return { typeName: binding.typeName, resource };
+}
+
+/** A converge kind's terraform resource under its type name (the name is written once, in the kind's binding). */
+export interface KindResource {
+  readonly typeName: string;
+  readonly resource: ResourceType<Schema, ConvergeSession>;
+}
+
+/** The resources of kinds as a provider lists them: by type name, in the order given. */
+export function resourcesByTypeName(resources: ReadonlyArray<KindResource>): Record<string, ResourceType<Schema, ConvergeSession>> {
+  return Object.fromEntries(resources.map(({ typeName, resource }) => [typeName, resource]));
 }

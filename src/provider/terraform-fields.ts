@@ -56,7 +56,7 @@ export function specFields(fields: Readonly<Record<string, z.ZodType>>, options:
 }
 
 /** The attribute schemas of spec fields. */
-export function specAttributes(fields: ReadonlyArray<SpecField>): Record<string, AttributeSchema> {
+export function attributeSchemasOf(fields: ReadonlyArray<SpecField>): Record<string, AttributeSchema> {
   return Object.fromEntries(fields.map((spec): [string, AttributeSchema] => [spec.attribute, {
     type: spec.type,
     description: spec.description,
@@ -86,7 +86,7 @@ export function ctyTypeOf(schema: z.ZodType, asSet = false): CtyType {
  * A terraform value as the wire value of its type: object attributes renamed to their fields
  * (camelCase), null attributes of an object left out, map keys kept; `undefined` when the value or
  * a part of it is unknown (so that the field is left out, "don't care", until it is known). Its
-inverse is `attributeOfWire`.
+ * inverse is `attributeOfWire`.
  */
 export function toWire(value: Value, type: CtyType): unknown {
   if (isUnknown(value)) return undefined;

@@ -1,32 +1,10 @@
 import pLimit from "p-limit";
 import { DEFAULT_RETRY_POLICY, type Clients } from "../clients/index.js";
 import { allEngines, engineForOp } from "./kinds/registry.js";
-import type { ApplyContext } from "./kinds/kind-engine.js";
+import type { ApplyContext, ApplyOptions } from "./kinds/kind-engine.js";
 import type { Plan, PlannedAction } from "./model.js";
-import type { Progress } from "./progress.js";
 
-export interface ApplyOptions {
-  /** Actions in flight at once within a phase. @default 10 */
-  readonly parallelism?: number;
-  readonly signal?: AbortSignal | undefined;
-  /** Notices for people: what apply had to do besides the plan (adopting a twin, waiting for a Region). */
-  readonly notice?: (message: string) => void;
-  /** Counts the writes: every create, update and delete, done or failed. */
-  readonly progress?: Progress | undefined;
-  readonly regionSettleTimeoutMs?: number;
-  readonly regionPollIntervalMs?: number;
-  /**
-   * Attempts of one create whose answers are lost (each after re-reading, so a create never
-   * duplicates; the transport never retries creates itself). @default the transport's default maxAttempts
-   */
-  readonly createAttempts?: number;
-  /**
-   * After each phase, settle what it created against twins other runs created at the same time
-   * (kinds' `settle`). Off where each live resource is held by its own ID, as in terraform's state:
-   * there two identical integrations are two resources, not twins. @default true
-   */
-  readonly settleCreated?: boolean;
-}
+export type { ApplyOptions } from "./kinds/kind-engine.js";
 
 export interface ActionOutcome {
   readonly address: string;

@@ -6,7 +6,7 @@ export function fieldOrder(first: ReadonlyArray<string>, all: ReadonlyArray<stri
 }
 
 /** The spec fields of a live resource, in `order`, without unset fields and server defaults. */
-export function specFields(live: object, order: ReadonlyArray<string>, defaults: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function exportedSpec(live: object, order: ReadonlyArray<string>, defaults: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const record = live as Record<string, unknown>;
   const spec: Record<string, unknown> = {};
   for (const field of order) {

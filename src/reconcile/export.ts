@@ -1,11 +1,11 @@
-import type { z } from "zod";
-import type { AlternateContactDocument, ApiDocument, IntegrationDocument, RegionOptInDocument, RouteDocument } from "../desired/schema.js";
 import type { AlternateContact, Region } from "../contract/account.js";
 import type { Integration } from "../contract/gateway.js";
 import { SELF, type AccountKey } from "../desired/read-key.js";
-import type { ExportableApi } from "./kinds/kind-engine.js";
+import type { ExportableApi, ExportedDocument } from "./kinds/kind-engine.js";
 import { exportingEngines } from "./kinds/registry.js";
 import type { LiveNeed, LiveState } from "./model.js";
+
+export type { ExportedDocument } from "./kinds/kind-engine.js";
 
 /**
  * `converge export`: live state as desired-state documents, such that planning the exported
@@ -17,14 +17,6 @@ export interface ExportScope {
   readonly apis: ReadonlyArray<string>;
   readonly accounts: ReadonlyArray<AccountKey>;
 }
-
-/** A document as it is written (defaults not applied), ready to be rendered as YAML. */
-export type ExportedDocument =
-  | z.input<typeof ApiDocument>
-  | z.input<typeof IntegrationDocument>
-  | z.input<typeof RouteDocument>
-  | z.input<typeof AlternateContactDocument>
-  | z.input<typeof RegionOptInDocument>;
 
 /** One desired-state file: its documents, and live resources shown only as comments. */
 export interface ExportedFile {

@@ -166,11 +166,6 @@ export function describeNeed(need: LiveNeed): string {
   return sourceOf(need).describe(need);
 }
 
-/** The reads one need makes, as progress counts them. */
-export function readsOfNeed(need: LiveNeed): number {
-  return sourceOf(need).count(need);
-}
-
 /**
  * Runs `read`, which makes `reads` of the reads expected and calls `readDone` after each one it
  * finishes. Those it did not make (an API that does not exist, a read that failed) are counted done

@@ -1,5 +1,4 @@
 import type { AlternateContact, Region } from "../contract/account.js";
-import type { KindRequest } from "./kinds/registry.js";
 import type { Integration, ProtocolType, Route } from "../contract/gateway.js";
 import type { Kind } from "../desired/schema.js";
 import type { AccountKey, ReadKey } from "../desired/read-key.js";
@@ -68,8 +67,14 @@ export interface PlannedAction {
   readonly request?: ActionRequest | undefined;
 }
 
-/** A request of one kind's engine: exactly what apply sends (each kind defines its own, src/reconcile/kinds/). */
-export type ActionRequest = KindRequest;
+/**
+ * A request of one kind's engine: exactly what apply sends. Each kind defines its own operations
+ * (src/reconcile/kinds/); KindRequest of src/reconcile/kinds/registry.ts is the union of them all.
+ */
+export interface ActionRequest {
+  /** The operation, which names the engine that executes it (KindEngine.ops). */
+  readonly op: string;
+}
 
 /**
  * Phases of apply (docs/manual/plan-and-apply.md: integrations before the routes that target them; deletes last,

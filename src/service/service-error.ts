@@ -69,9 +69,9 @@ export const accountErrors = {
 };
 
 /**
- * Where the public API model names a gateway error differently from the spec's error table: the
- * spec's 429 `LimitExceededException` (with `limitType`) is the model's `TooManyRequestsException`
- * (with `limitType`), so `__type` carries the model's name and the header keeps the spec's.
+ * Where the public API model names a gateway error differently from the service's own name for
+ * the status: its 429 `LimitExceededException` (with `limitType`) is the model's `TooManyRequestsException`
+ * (with `limitType`), so `__type` carries the model's name and the header keeps the service's.
  */
 const GATEWAY_MODEL_NAMES: Readonly<Record<string, string>> = { LimitExceededException: "TooManyRequestsException" };
 

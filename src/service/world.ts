@@ -112,15 +112,6 @@ function crossCheckWorld(world: World): string[] {
   return problems;
 }
 
-/** Every account the world knows: listed, in the organization, or owning an identity. */
-export function worldAccounts(world: World): string[] {
-  const org = world.organization;
-  return [...new Set([
-    ...world.accounts,
-    ...(org ? [org.managementAccountId, ...org.memberAccountIds] : []),
-    ...world.identities.map((identity) => identity.accountId),
-  ])].sort();
-}
 
 /** The account that owns the world's `apis` entries without an `accountId`. */
 export function defaultApiOwner(world: World): string | undefined {

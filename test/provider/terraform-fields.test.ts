@@ -1,22 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { INTEGRATION_FIELDS, ROUTE_FIELDS } from "../../src/contract/gateway.js";
 import { UNKNOWN, types } from "../../src/provider/runtime/index.js";
-import { attributeOfPath, attributeOfWire, ctyTypeOf, specAttributes, specFields, specFromValues, toWire } from "../../src/provider/terraform-fields.js";
+import { attributeOfPath, attributeOfWire, ctyTypeOf, attributeSchemasOf, specFields, specFromValues, toWire } from "../../src/provider/terraform-fields.js";
 
-/** The attributes of a kind's resource come from the spec's field tables; values cross between terraform's form and the wire's. */
+/** The attributes of a kind's resource come from the contract's field tables; values cross between terraform's form and the wire's. */
 
 const ROUTE = specFields(ROUTE_FIELDS, { required: ["routeKey"], defaulted: ["authorizationType", "apiKeyRequired"], sets: ["authorizationScopes"] });
 const INTEGRATION = specFields(INTEGRATION_FIELDS, { required: ["integrationType"], defaulted: ["connectionType", "timeoutInMillis"] });
 
-describe("attributes from the spec's fields", () => {
+describe("attributes from the contract's fields", () => {
   it("names every route and integration field of the spec by its snake_case, and no other", () => {
-    expect(Object.keys(specAttributes(ROUTE)).sort()).toEqual([
+    expect(Object.keys(attributeSchemasOf(ROUTE)).sort()).toEqual([
       "api_key_required", "authorization_scopes", "authorization_type", "authorizer_id", "model_selection_expression",
       "operation_name", "request_models", "request_parameters", "route_key", "route_response_selection_expression", "target",
     ]);
-    expect(Object.keys(specAttributes(INTEGRATION))).toHaveLength(Object.keys(INTEGRATION_FIELDS).length);
-    expect(specAttributes(INTEGRATION)).toHaveProperty("timeout_in_millis");
-    expect(specAttributes(INTEGRATION)).toHaveProperty("tls_config");
+    expect(Object.keys(attributeSchemasOf(INTEGRATION))).toHaveLength(Object.keys(INTEGRATION_FIELDS).length);
+    expect(attributeSchemasOf(INTEGRATION)).toHaveProperty("timeout_in_millis");
+    expect(attributeSchemasOf(INTEGRATION)).toHaveProperty("tls_config");
   });
 
   it.each([
@@ -24,7 +24,7 @@ describe("attributes from the spec's fields", () => {
     ["target", { optional: true }],
     ["authorization_type", { optional: true, computed: true }],
   ])("makes %s %j", (attribute, flags) => {
-    expect(specAttributes(ROUTE)[attribute]).toMatchObject(flags);
+    expect(attributeSchemasOf(ROUTE)[attribute]).toMatchObject(flags);
   });
 
   it.each([

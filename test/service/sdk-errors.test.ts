@@ -207,7 +207,7 @@ describe("@aws-sdk/client-apigatewayv2 names every error of the gateway service"
     expect(error.message).toMatch(/CreateApi/);
   });
 
-  it("surfaces a 429 (the spec's LimitExceededException) as TooManyRequestsException with LimitType", async () => {
+  it("surfaces a 429 (the service's LimitExceededException) as TooManyRequestsException with LimitType", async () => {
     const client = gatewayClient(throttled);
     await client.send(new GetApiCommand({ ApiId: "nosuchapi0" })).catch((error: unknown) => {
       if (!(error instanceof NotFoundException)) throw error;

@@ -1,12 +1,7 @@
-import { SELF } from "../read-key.js";
 import type { z } from "zod";
 import type { AlternateContactDocument, AlternateContactSpec } from "../schema.js";
+import { accountOf } from "./account-common.js";
 import type { KindModel } from "./kind-model.js";
-
-/** The account a contact or Region document is about: its `account`, or the caller's own. */
-export function accountOf(document: { readonly account?: string | undefined }): string {
-  return document.account ?? SELF;
-}
 
 /**
  * The account service's names of a contact's fields (PascalCase; the document calls

@@ -1,5 +1,5 @@
 import type { DesiredStateProblem } from "../desired-state-error.js";
-import type { LoadedDocument } from "../load.js";
+import type { LoadedDocument } from "../loaded-document.js";
 import type { ReadKey } from "../read-key.js";
 import type { ApiRef, Document } from "../schema.js";
 import type { ProtocolType } from "../../contract/gateway.js";

@@ -1,5 +1,5 @@
 import type { RegionOptInDocument } from "../schema.js";
-import { accountOf } from "./alternate-contact.js";
+import { accountOf } from "./account-common.js";
 import type { KindModel } from "./kind-model.js";
 
 /** The account service's name of an opt-in's field the document names otherwise: its snake_case is the terraform attribute (`region_name`). */

@@ -1,5 +1,5 @@
 import { apiRefKey, isNameKey } from "../api-ref.js";
-import type { LoadedDocument } from "../load.js";
+import type { LoadedDocument } from "../loaded-document.js";
 import type { IntegrationDocument, RouteDocument } from "../schema.js";
 import { routeProtocolIssues } from "../../contract/gateway.js";
 import { commonGatewayProblems, type GatewayRules } from "./gateway-checks.js";

@@ -1,4 +1,4 @@
-import type { ConvergeSession } from "../session.js";
+import type { ConvergeSession } from "../converge-session.js";
 import { DiagnosticsError, errorDiagnostic, isUnknown, types, type DataSourceType, type Schema } from "../runtime/index.js";
 
 const schema: Schema = {

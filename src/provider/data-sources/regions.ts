@@ -1,5 +1,5 @@
 import { AccountId, RegionOptStatus, type ListRegionsRequest } from "../../contract/account.js";
-import type { ConvergeSession } from "../session.js";
+import type { ConvergeSession } from "../converge-session.js";
 import { errorDiagnostic, isUnknown, types, type DataSourceType, type Diagnostic, type Schema } from "../runtime/index.js";
 
 const schema: Schema = {

@@ -1,12 +1,11 @@
-import type { IntegrationRequest } from "../../reconcile/kinds/integration.js";
-import type { IntegrationDocument } from "../../desired/schema.js";
+import type { Document } from "../../desired/schema.js";
+import { isIntegrationRequest } from "../../reconcile/kinds/integration.js";
 import { integrationIds, matchesNaturalKey } from "../../reconcile/kinds/integration-identity.js";
-import type { LiveState } from "../../reconcile/model.js";
+import type { LiveApi, LiveState } from "../../reconcile/model.js";
 import { INTEGRATION_FIELDS, type Integration } from "../../contract/gateway.js";
-import { kindResource, type KindBinding, type Values } from "../kind-resource.js";
-import { types } from "../runtime/index.js";
-import { attributeOfPath, liveValuesOf, specAttributes, specFields, specFromValues } from "../terraform-fields.js";
-import { parseImportId } from "./import-id.js";
+import { kindResource, type Values } from "../kind-resource.js";
+import { liveValuesOf, specFields } from "../terraform-fields.js";
+import { apiOf, gatewayChild } from "./gateway-child.js";
 
 /** An integration's spec fields as attributes: every integration field of the service, the two it fills in computed too. */
 const FIELDS = specFields(INTEGRATION_FIELDS, {
@@ -21,96 +20,61 @@ const FIELDS = specFields(INTEGRATION_FIELDS, {
   },
 });
 
-
 /** The logical name the resource's document has: one document per apply, so one name does. */
 const NAME = "terraform";
 
-const schema = {
-  description: "An integration of an HTTP or WebSocket API (converge's `Integration` kind).",
-  attributes: {
-    id: { type: types.string, computed: true, description: "`API_ID/INTEGRATION_ID`, the import ID." },
-    api_id: { type: types.string, required: true, requiresReplace: true, description: "The API the integration belongs to; changing it replaces the integration." },
-    integration_id: { type: types.string, computed: true, description: "The service's ID of the integration (routes target `integrations/<integration_id>`)." },
-    api_gateway_managed: { type: types.bool, computed: true, description: "Whether the service manages the integration (an API's quick-created one): converge updates it but never deletes it." },
-    ...specAttributes(FIELDS),
-  },
-};
-
 /** The live integrations of the document's API that its natural key matches (as converge matches an unpinned one). */
-function naturalKeyMatches(live: LiveState, document: IntegrationDocument): { readonly apiId: string; readonly matches: Integration[] } | undefined {
+function naturalKeyMatches(live: LiveState, document: Document): { readonly api: LiveApi; readonly matches: Integration[] } | undefined {
   // the resource's document names its API by ID (api_id)
-  const api = typeof document.api === "string" ? live.apis[document.api] : undefined;
+  if (document.kind !== "Integration" || typeof document.api !== "string") return undefined;
+  const api = live.apis[document.api];
   if (api === undefined) return undefined;
-  const spec = document.spec as Readonly<Record<string, unknown>>;
-  return { apiId: api.apiId, matches: api.integrations.filter((integration) => matchesNaturalKey(spec, integration)) };
+  return { api, matches: api.integrations.filter((integration) => matchesNaturalKey(document.spec, integration)) };
 }
 
 function integrationOf(values: Values, live: LiveState, integrationId: unknown): Integration | undefined {
-  return typeof values.api_id === "string" ? live.apis[values.api_id]?.integrations.find((integration) => integration.integrationId === integrationId) : undefined;
+  return apiOf(values, live)?.integrations.find((integration) => integration.integrationId === integrationId);
 }
 
 /** `converge_integration`: converge's Integration kind in terraform. */
-export const integrationBinding: KindBinding = {
-  kind: "Integration",
-  typeName: "converge_integration",
-  schema,
-  fields: FIELDS,
-  identityAttributes: ["api_id"],
-
-  document: (values, { pin, ensure }) => ({
+export const integrationResource = kindResource<Integration>({
+  ...gatewayChild<Integration>({
     kind: "Integration",
-    name: NAME,
-    ...(typeof values.api_id === "string" ? { api: values.api_id } : {}),
-    ...(ensure ? { ensure } : {}),
-    spec: { ...specFromValues(FIELDS, values), ...(typeof pin?.integration_id === "string" ? { integrationId: pin.integration_id } : {}) },
+    fields: FIELDS,
+    idField: "integrationId",
+    head: { name: NAME },
+    idNote: "(routes target `integrations/<integration_id>`)",
+    managedDescription: "Whether the service manages the integration (an API's quick-created one): converge updates it but never deletes it.",
+    children: (api) => api.integrations,
+    idOf: (integration) => integration.integrationId,
   }),
-  attributeOf: (path) => attributeOfPath(FIELDS, path, ["integrationId"]),
-  liveOf: (state, live) => integrationOf(state, live, state.integration_id),
   /** After apply, the integration the apply recorded for the document (created, adopted or updated); before, the one the plan matched. */
-  matched(action, values, live, context) {
+  matched({ request }, values, live, context) {
     if (context && typeof values.api_id === "string") return integrationOf(values, live, integrationIds(context).get(`${values.api_id}/${NAME}`));
-    const request = action.request as IntegrationRequest | undefined;
-    return request && "integrationId" in request ? integrationOf(values, live, request.integrationId) : undefined;
+    return isIntegrationRequest(request) && "integrationId" in request ? integrationOf(values, live, request.integrationId) : undefined;
   },
-  liveValues: (integration) => liveValuesOf(FIELDS, integration as Integration),
-  state(live, specValues, held) {
-    const integration = live as Integration;
-    return {
-      id: `${held.api_id}/${integration.integrationId}`,
-      api_id: held.api_id ?? null,
-      integration_id: integration.integrationId,
-      api_gateway_managed: integration.apiGatewayManaged ?? false,
-      ...specValues,
-    };
-  },
-  importId(id) {
-    const [apiId, integrationId] = parseImportId(id, "converge_integration", ["API_ID", "INTEGRATION_ID"]);
-    return { id, api_id: apiId!, integration_id: integrationId! };
-  },
-  describe: (live) => {
-    const integration = live as Integration;
-    return `integration ${integration.integrationId} (${[integration.integrationType, integration.integrationMethod, integration.integrationUri].filter(Boolean).join(" ")})`;
-  },
-  requestFields(action) {
-    const request = action.request as IntegrationRequest | undefined;
-    if (request?.op === "createIntegration") return request.body;
-    if (request?.op === "updateIntegration") return request.patch;
+  liveValues: (integration) => liveValuesOf(FIELDS, integration),
+  describe: (integration) => `integration ${integration.integrationId} (${[integration.integrationType, integration.integrationMethod, integration.integrationUri].filter(Boolean).join(" ")})`,
+  requestFields({ request }) {
+    if (!isIntegrationRequest(request)) return {};
+    if (request.op === "createIntegration") return request.body;
+    if (request.op === "updateIntegration") return request.patch;
     return {};
   },
   /** Integrations of one natural key are several live resources, each held by its ID. */
   holding: {
     heldKey: (state) => (typeof state.api_id === "string" && typeof state.integration_id === "string" ? `${state.api_id}/${state.integration_id}` : undefined),
     matches(live, document) {
-      const found = naturalKeyMatches(live, document as IntegrationDocument);
-      return found === undefined ? [] : found.matches.map((integration) => `${found.apiId}/${integration.integrationId}`);
+      const found = naturalKeyMatches(live, document);
+      return found === undefined ? [] : found.matches.map((integration) => `${found.api.apiId}/${integration.integrationId}`);
     },
     only(live, document, key) {
-      const found = naturalKeyMatches(live, document as IntegrationDocument);
+      const found = naturalKeyMatches(live, document);
       if (found === undefined) return live;
-      const api = live.apis[found.apiId]!;
-      const others = new Set(found.matches.map((integration) => `${found.apiId}/${integration.integrationId}`).filter((match) => match !== key));
-      const integrations = api.integrations.filter((integration) => !others.has(`${found.apiId}/${integration.integrationId}`));
-      return { ...live, apis: { ...live.apis, [found.apiId]: { ...api, integrations } } };
+      const { api } = found;
+      const others = new Set(found.matches.map((integration) => `${api.apiId}/${integration.integrationId}`).filter((match) => match !== key));
+      const integrations = api.integrations.filter((integration) => !others.has(`${api.apiId}/${integration.integrationId}`));
+      return { ...live, apis: { ...live.apis, [api.apiId]: { ...api, integrations } } };
     },
   },
   /**
@@ -121,6 +85,4 @@ export const integrationBinding: KindBinding = {
     ...live,
     apis: Object.fromEntries(Object.entries(live.apis).map(([apiId, api]) => [apiId, { ...api, routes: [] }])),
   }),
-};
-
-export const integrationResource = kindResource(integrationBinding);
+});

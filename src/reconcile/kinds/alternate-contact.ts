@@ -1,19 +1,15 @@
-import { accountOf, alternateContactModel } from "../../desired/kinds/alternate-contact.js";
+import { accountOf } from "../../desired/kinds/account-common.js";
+import { alternateContactModel } from "../../desired/kinds/alternate-contact.js";
 import { SELF, type AccountKey } from "../../desired/read-key.js";
 import type { AlternateContactDocument } from "../../desired/schema.js";
 import { ALTERNATE_CONTACT_TYPES, type AlternateContact } from "../../contract/account.js";
 import { diffFields } from "../diff.js";
-import type { ExportedDocument } from "../export.js";
 import { PHASE } from "../model.js";
 import type { LiveNeed } from "../model.js";
-import { decide, type KindEngine, type ReadKeySource } from "./kind-engine.js";
+import { accountIdField, describeAccount } from "./account-common.js";
+import { decide, type KindEngine, type ReadKeySource, type ExportedDocument } from "./kind-engine.js";
 
 const trim = (value: unknown) => (typeof value === "string" ? value.trim() : value);
-
-/** `{}` for the caller's own account (the management account may not name itself). */
-export function accountIdField(account: string): { AccountId?: string } {
-  return account === SELF ? {} : { AccountId: account };
-}
 
 /** The requests of the AlternateContact engine. */
 export type AlternateContactRequest =
@@ -111,8 +107,3 @@ export const contactSource: ReadKeySource<Extract<LiveNeed, { type: "contact" }>
     return { contacts: { [key]: contact as AlternateContact } };
   },
 };
-
-/** An account for people: `account 222222222222`, or the caller's own. */
-export function describeAccount(account: AccountKey): string {
-  return account === SELF ? "the caller's account" : `account ${account}`;
-}

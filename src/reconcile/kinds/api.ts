@@ -1,8 +1,7 @@
 import { apiModel } from "../../desired/kinds/api.js";
 import { problemAt } from "../../desired/kinds/kind-model.js";
 import type { ApiDocument } from "../../desired/schema.js";
-import type { ExportedDocument } from "../export.js";
-import type { KindEngine } from "./kind-engine.js";
+import type { KindEngine, ExportedDocument } from "./kind-engine.js";
 
 /**
  * Api: declares that converge owns an API's routes and integrations. With `prune: true` (or

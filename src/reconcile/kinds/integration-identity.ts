@@ -2,9 +2,19 @@ import type { Integration } from "../../contract/gateway.js";
 import { NATURAL_KEY_FIELDS } from "../../desired/kinds/integration.js";
 import { deepEqual } from "../diff.js";
 import type { ApplyContext } from "./kind-engine.js";
-import type { CreatedIntegration } from "./integration-twins.js";
 
 const NATURAL_KEY_DEFAULTS: Readonly<Record<string, unknown>> = { connectionType: "INTERNET" };
+
+
+/** An integration this apply created, or adopted after its create's answer was lost. */
+export interface CreatedIntegration {
+  readonly apiId: string;
+  /** The logical name of the document that created it. */
+  readonly name: string;
+  readonly integration: Integration;
+  /** Created by this apply (false: adopted, perhaps another run's). */
+  readonly ours: boolean;
+}
 
 /**
  * Whether a live integration matches a document's natural key: every key field the document sets

@@ -5,6 +5,8 @@ import { canonicalJson } from "../../desired/canonical-json.js";
 import { integrationAddress, routeAddress } from "./gateway-common.js";
 import type { SourceLocation } from "../../desired/desired-state-error.js";
 import type { PlanContext } from "./kind-engine.js";
+import type { IntegrationRequest } from "./integration-request.js";
+import { isRouteRequest, type RouteRequest } from "./route.js";
 import { PHASE, type PlannedAction } from "../model.js";
 
 /**
@@ -33,16 +35,6 @@ export interface TwinGroup {
   readonly source: SourceLocation;
   readonly name: string;
   readonly why: "pruned" | "repair-twins";
-}
-
-/** An integration this apply created, or adopted after its create's answer was lost. */
-export interface CreatedIntegration {
-  readonly apiId: string;
-  /** The logical name of the document that created it. */
-  readonly name: string;
-  readonly integration: Integration;
-  /** Created by this apply (false: adopted, perhaps another run's). */
-  readonly ours: boolean;
 }
 
 /** The fields (besides integrationId) in which two live integrations differ, sorted; empty for identical twins. */
@@ -97,8 +89,8 @@ export function resolveTwins(
  */
 export function twinRepairActions(planned: ReadonlyArray<PlannedAction>, context: PlanContext): PlannedAction[] {
   const twins = recordedTwins(context);
-  const deletedRoutes = new Set(planned.flatMap((action) => (action.request?.op === "deleteRoute"
-    ? [`${action.request.apiId}/${action.request.routeId}`]
+  const deletedRoutes = new Set(planned.flatMap(({ request }) => (isRouteRequest(request) && request.op === "deleteRoute"
+    ? [`${request.apiId}/${request.routeId}`]
     : [])));
   const actions: PlannedAction[] = [];
   for (const { apiId, survivor, losers, source, name, why } of twins) {
@@ -108,19 +100,21 @@ export function twinRepairActions(planned: ReadonlyArray<PlannedAction>, context
       const target = `integrations/${loser.integrationId}`;
       for (const route of context.live.apis[apiId]!.routes) {
         if (route.target !== target || context.isClaimed("routes", apiId, route.routeId) || deletedRoutes.has(`${apiId}/${route.routeId}`)) continue;
+        const retarget: RouteRequest = { op: "updateRoute", apiId, routeId: route.routeId, patch: { target: kept } };
         actions.push({
           kind: "Route", address: routeAddress(apiId, route.routeKey), name: route.routeKey, identity: `${apiId}/${route.routeKey}`, source,
           type: "update", phase: PHASE.routes, changes: [{ path: "target", before: target, after: kept }],
           reason: `retargeted from ${loser.integrationId} to its identical twin ${survivor.integrationId}, which ${JSON.stringify(name)} keeps (${because})`,
-          request: { op: "updateRoute", apiId, routeId: route.routeId, patch: { target: kept } },
+          request: retarget,
         });
       }
+      const deleteTwin: IntegrationRequest = { op: "deleteIntegration", apiId, integrationId: loser.integrationId };
       actions.push({
         kind: "Integration", address: integrationAddress(apiId, loser.integrationId), name: loser.integrationId,
         identity: `${apiId}/${loser.integrationId}`, source,
         type: "delete", phase: PHASE.integrationDeletes, changes: [],
         reason: `identical twin of ${survivor.integrationId}, which ${JSON.stringify(name)} keeps (${because})`,
-        request: { op: "deleteIntegration", apiId, integrationId: loser.integrationId },
+        request: deleteTwin,
       });
     }
   }

@@ -8,13 +8,13 @@ import type { IntegrationDocument } from "../../desired/schema.js";
 import { INTEGRATION_FIELDS, integrationServerDefaults, type Integration } from "../../contract/gateway.js";
 import { collect, isAmbiguousWrite } from "../../clients/index.js";
 import { bodyOf, diffFields, patchOf } from "../diff.js";
-import { fieldOrder, specFields } from "../export-fields.js";
-import type { ExportedDocument } from "../export.js";
-import { PHASE } from "../model.js";
-import { creationChanges, decide, type ApplyContext, type ExportableApi, type KindEngine, type PlanContext } from "./kind-engine.js";
+import { fieldOrder, exportedSpec } from "../export-fields.js";
+import { PHASE, type ActionRequest } from "../model.js";
+import { creationChanges, decide, type ApplyContext, type ExportableApi, type KindEngine, type PlanContext, type ExportedDocument } from "./kind-engine.js";
 import { resolveGatewayDocument, integrationAddress } from "./gateway-common.js";
 import { settleCreatedTwins } from "./integration-created-twins.js";
 import { createdIntegrations, integrationIds, matchesNaturalKey } from "./integration-identity.js";
+import type { IntegrationRequest } from "./integration-request.js";
 import { resolveTwins, twinRepairActions } from "./integration-twins.js";
 import { routesTargeting } from "./route.js";
 
@@ -23,13 +23,10 @@ function describeCandidate(integration: Integration): string {
   return parts.join(" ");
 }
 
-/** The requests of the Integration engine (`none`: a no-op that records the integrationId its name resolved to). */
-export type IntegrationRequest =
-  | { readonly op: "createIntegration"; readonly apiId: string; readonly name: string; readonly body: Readonly<Record<string, unknown>> }
-  | { readonly op: "updateIntegration"; readonly apiId: string; readonly name: string; readonly integrationId: string;
-    readonly patch: Readonly<Record<string, unknown>> }
-  | { readonly op: "deleteIntegration"; readonly apiId: string; readonly integrationId: string }
-  | { readonly op: "none"; readonly apiId?: string; readonly name?: string; readonly integrationId?: string };
+/** Whether a request is one of the Integration engine's. */
+export function isIntegrationRequest(request: ActionRequest | undefined): request is IntegrationRequest {
+  return request !== undefined && (integrationEngine.ops as ReadonlyArray<string>).includes(request.op);
+}
 
 /** Integration: matched by a pinned integrationId, else by its natural key; several live matches are refused with the candidates. */
 export const integrationEngine = {
@@ -235,7 +232,7 @@ function exportIntegrations(api: ExportableApi, names: ReadonlyMap<string, strin
     api: api.apiId,
     spec: {
       integrationId: integration.integrationId,
-      ...specFields(integration, INTEGRATION_FIELD_ORDER, integrationServerDefaults(api.protocolType)),
+      ...exportedSpec(integration, INTEGRATION_FIELD_ORDER, integrationServerDefaults(api.protocolType)),
     } as z.input<typeof IntegrationDocument>["spec"],
   });
   return {

@@ -1,13 +1,13 @@
+import type { z } from "zod";
 import type { AcknowledgedWrite, Clients } from "../../clients/index.js";
 import type { DesiredStateProblem, SourceLocation } from "../../desired/desired-state-error.js";
 import type { KindModel } from "../../desired/kinds/kind-model.js";
-import type { LoadedDocument } from "../../desired/load.js";
+import type { LoadedDocument } from "../../desired/loaded-document.js";
 import type { AccountKey } from "../../desired/read-key.js";
-import type { ApiRef, Document } from "../../desired/schema.js";
+import type { AnyDocument, ApiRef, Document } from "../../desired/schema.js";
 import type { ProtocolType } from "../../contract/gateway.js";
-import type { ExportedDocument } from "../export.js";
 import type { ActionRequest, FieldChange, LiveApi, LiveNeed, LiveState, PlannedAction } from "../model.js";
-import type { ApplyOptions } from "../apply.js";
+import type { Progress } from "../progress.js";
 
 /** What a kind's planning sees besides its own document. Planning never calls anything. */
 export interface PlanContext {
@@ -34,6 +34,12 @@ export interface PlanContext {
   twinRepair(apiId: string): "pruned" | "repair-twins" | undefined;
 }
 
+/**
+ * A document as it is written (defaults not applied), ready to be rendered as YAML: what a kind's
+ * export returns (src/reconcile/export.ts). Every kind of the document schemas is one of its members.
+ */
+export type ExportedDocument = z.input<typeof AnyDocument>;
+
 /** The collection of an API whose live items documents claim (each child kind names its own: "routes"). */
 export type ClaimCollection = string;
 
@@ -42,6 +48,30 @@ export interface Claim {
   readonly collection: ClaimCollection;
   readonly apiId: string;
   readonly id: string;
+}
+
+/** How an apply runs (src/reconcile/apply.ts); the kinds read their own settings from it (ApplyContext.options). */
+export interface ApplyOptions {
+  /** Actions in flight at once within a phase. @default 10 */
+  readonly parallelism?: number;
+  readonly signal?: AbortSignal | undefined;
+  /** Notices for people: what apply had to do besides the plan (adopting a twin, waiting for a Region). */
+  readonly notice?: (message: string) => void;
+  /** Counts the writes: every create, update and delete, done or failed. */
+  readonly progress?: Progress | undefined;
+  readonly regionSettleTimeoutMs?: number;
+  readonly regionPollIntervalMs?: number;
+  /**
+   * Attempts of one create whose answers are lost (each after re-reading, so a create never
+   * duplicates; the transport never retries creates itself). @default the transport's default maxAttempts
+   */
+  readonly createAttempts?: number;
+  /**
+   * After each phase, settle what it created against twins other runs created at the same time
+   * (kinds' `settle`). Off where each live resource is held by its own ID, as in terraform's state:
+   * there two identical integrations are two resources, not twins. @default true
+   */
+  readonly settleCreated?: boolean;
 }
 
 /** What executing an action can use. */

@@ -1,14 +1,13 @@
-import { accountOf } from "../../desired/kinds/alternate-contact.js";
+import { accountOf } from "../../desired/kinds/account-common.js";
 import { SELF, type AccountKey } from "../../desired/read-key.js";
 import { regionOptInModel } from "../../desired/kinds/region-opt-in.js";
 import type { RegionOptInDocument } from "../../desired/schema.js";
 import type { Region } from "../../contract/account.js";
 import { sleep } from "../../clients/wire.js";
-import type { ExportedDocument } from "../export.js";
 import { PHASE } from "../model.js";
 import type { LiveNeed } from "../model.js";
-import { decide, type ApplyContext, type KindEngine, type ReadKeySource } from "./kind-engine.js";
-import { accountIdField, describeAccount } from "./alternate-contact.js";
+import { decide, type ApplyContext, type KindEngine, type ReadKeySource, type ExportedDocument } from "./kind-engine.js";
+import { accountIdField, describeAccount } from "./account-common.js";
 
 type Status = Region["RegionOptStatus"];
 

@@ -2,12 +2,11 @@ import { ROUTE_RULES, routeModel } from "../../desired/kinds/route.js";
 import type { z } from "zod";
 import type { RouteDocument, RouteTarget } from "../../desired/schema.js";
 import { ROUTE_FIELDS, routeServerDefaults, type Route } from "../../contract/gateway.js";
-import { fieldOrder, specFields } from "../export-fields.js";
-import type { ExportedDocument } from "../export.js";
+import { fieldOrder, exportedSpec } from "../export-fields.js";
 import { collect, isAmbiguousWrite, isConflict } from "../../clients/index.js";
 import { bodyOf, diffFields, patchOf } from "../diff.js";
 import { PHASE, type ActionRequest, type FieldChange, type LiveState } from "../model.js";
-import { creationChanges, decide, type ApplyContext, type ExportableApi, type KindEngine, type ProtectionContext } from "./kind-engine.js";
+import { creationChanges, decide, type ApplyContext, type ExportableApi, type KindEngine, type ProtectionContext, type ExportedDocument } from "./kind-engine.js";
 import { resolveGatewayDocument, routeAddress } from "./gateway-common.js";
 import { integrationIds } from "./integration-identity.js";
 
@@ -161,7 +160,8 @@ export function routesTargeting(context: ProtectionContext, apiId: string, targe
   return [...finalTargets].filter(([key, value]) => key.startsWith(`${apiId}/`) && value === target).map(([key]) => key.slice(apiId.length + 1));
 }
 
-function isRouteRequest(request: ActionRequest | undefined): request is RouteRequest {
+/** Whether a request is one of the Route engine's. */
+export function isRouteRequest(request: ActionRequest | undefined): request is RouteRequest {
   return request !== undefined && (routeEngine.ops as ReadonlyArray<string>).includes(request.op);
 }
 
@@ -223,7 +223,7 @@ function exportRoutes(api: ExportableApi, names: ReadonlyMap<string, string>): {
     .filter((integration) => integration.apiGatewayManaged)
     .map((integration) => integration.integrationId));
   const document = (route: Route, targetsByName: boolean): ExportedDocument => {
-    const fields = specFields(route, ROUTE_FIELD_ORDER, routeServerDefaults(api.protocolType));
+    const fields = exportedSpec(route, ROUTE_FIELD_ORDER, routeServerDefaults(api.protocolType));
     const id = route.target?.startsWith("integrations/") ? route.target.slice("integrations/".length) : undefined;
     const name = id !== undefined && (targetsByName || !managedIntegrationIds.has(id)) ? names.get(id) : undefined;
     if (name !== undefined) fields.target = { integration: name } satisfies RouteTarget;

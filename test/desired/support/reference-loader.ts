@@ -1,5 +1,5 @@
 import { parseAllDocuments, isMap, isScalar, isSeq, type Document as YamlDocument, type Node as YamlNode } from "yaml";
-import { describeZodIssues, formatPath, isPlainObject, pinpointZodIssues, renderValue } from "../../../src/contract/field-issues.js";
+import { describeZodIssues, formatFieldPath, isPlainObject, pinpointZodIssues, renderValue } from "../../../src/contract/field-issues.js";
 import { DOCUMENT_SCHEMAS, KINDS, type Document, type Kind } from "../../../src/desired/schema.js";
 import type { DesiredStateProblem, SourceLocation } from "../../../src/desired/desired-state-error.js";
 import type { LoadedDocument } from "../../../src/desired/load.js";
@@ -76,7 +76,7 @@ function validateDocument(
   const node = yamlDocument.getIn(prefix, true) as YamlNode | undefined;
   // getIn() returns the YAML node of a collection, not its value: index the plain value instead
   const raw: unknown = prefix.reduce<unknown>((value, index) => (Array.isArray(value) ? value[index] : undefined), yamlDocument.toJS());
-  const problem = (path: ReadonlyArray<PropertyKey>, message: string): DesiredStateProblem => ({ ...locate(path), path: path.length ? formatPath(path) : "", message });
+  const problem = (path: ReadonlyArray<PropertyKey>, message: string): DesiredStateProblem => ({ ...locate(path), path: path.length ? formatFieldPath(path) : "", message });
   if (!isPlainObject(raw) || (node && !isMap(node))) {
     return { problems: [problem([], `a document must be a mapping with kind and spec, received ${renderValue(raw)}`)] };
   }

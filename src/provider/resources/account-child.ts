@@ -1,0 +1,85 @@
+import { SELF, type AccountKey } from "../../desired/read-key.js";
+import type { Kind } from "../../desired/schema.js";
+import { resourceTypeOf } from "../../desired/terraform-attributes.js";
+import type { LiveState } from "../../reconcile/model.js";
+import type { KindBinding, Values } from "../kind-resource.js";
+import { types, type AttributeSchema, type Schema } from "../runtime/index.js";
+import { attributeOfPath, attributeSchemasOf, specFromValues, type SpecField } from "../terraform-fields.js";
+import { parseImportId } from "./import-id.js";
+
+/** What a resource of an account's setting says of itself; `accountChild` makes the ID, import and account plumbing from it. */
+export interface AccountChildOptions<Live> {
+  /** The kind; the resource's type is its snake_case (`converge_alternate_contact`, resourceTypeOf). */
+  readonly kind: Kind;
+  /** The resource's description. */
+  readonly description: string;
+  /** `account_id`'s description. */
+  readonly accountDescription: string;
+  readonly fields: ReadonlyArray<SpecField>;
+  /**
+   * The attribute that names the setting within its account (`region_name`): with `account_id` the
+   * resource's identity, and changing it replaces the resource; and its name as the import ID's
+   * last part (`REGION_NAME` in `ACCOUNT_ID/REGION_NAME`).
+   */
+  readonly key: { readonly attribute: string; readonly importName: string };
+  /** Computed attributes of the live setting, after `account_id` (a Region's status). @default none */
+  readonly computed?: Readonly<Record<string, AttributeSchema>>;
+  /** The values of the `computed` attributes for a live setting. */
+  computedValues?(live: Live): Values;
+  /** The live setting the values name in the account (the caller's own: SELF). */
+  find(account: AccountKey, values: Values, live: LiveState): Live | undefined;
+}
+
+/** The parts of a binding every setting of an account has the same way. */
+export type AccountChildBinding<Live> = Pick<
+  KindBinding<Live>,
+  "kind" | "typeName" | "schema" | "fields" | "identityAttributes" | "document" | "attributeOf" | "liveOf" | "matched" | "state" | "importId" | "requestFields"
+>;
+
+/**
+ * The binding of an account's setting but for what is its own: attributes `id` (`ACCOUNT_ID/KEY`, or
+ * `KEY` for the caller's own account: the import ID), `account_id` (optional, replaces when
+ * changed), the computed ones, then the spec's; the document names its account unless it is the
+ * caller's. Its requests send no spec attribute the configuration leaves out (nothing is defaulted).
+ */
+export function accountChild<Live>(options: AccountChildOptions<Live>): AccountChildBinding<Live> {
+  const { fields, key: { attribute: keyAttribute, importName } } = options;
+  const typeName = resourceTypeOf(options.kind);
+  const schema: Schema = {
+    description: options.description,
+    attributes: {
+      id: { type: types.string, computed: true, description: `\`ACCOUNT_ID/${importName}\`, or \`${importName}\` for the caller's own account: the import ID.` },
+      account_id: { type: types.string, optional: true, requiresReplace: true, description: options.accountDescription },
+      ...options.computed,
+      ...Object.fromEntries(Object.entries(attributeSchemasOf(fields)).map(([name, attribute]) => [name, name === keyAttribute ? { ...attribute, requiresReplace: true } : attribute])),
+    },
+  };
+  const liveOf = (values: Values, live: LiveState) => options.find(typeof values.account_id === "string" ? values.account_id : SELF, values, live);
+  return {
+    kind: options.kind,
+    typeName,
+    schema,
+    fields,
+    identityAttributes: ["account_id", keyAttribute],
+    document: (values, { ensure }) => ({
+      kind: options.kind,
+      ...(typeof values.account_id === "string" ? { account: values.account_id } : {}),
+      ...(ensure ? { ensure } : {}),
+      spec: specFromValues(fields, values),
+    }),
+    attributeOf: (path) => attributeOfPath(fields, path),
+    liveOf,
+    matched: (_action, values, live) => liveOf(values, live),
+    state: (live, specValues, held) => ({
+      id: typeof held.account_id === "string" ? `${held.account_id}/${String(specValues[keyAttribute])}` : String(specValues[keyAttribute]),
+      account_id: held.account_id ?? null,
+      ...options.computedValues?.(live),
+      ...specValues,
+    }),
+    importId(id) {
+      const [account, key] = id.includes("/") ? parseImportId(id, typeName, ["ACCOUNT_ID", importName]) : [null, id];
+      return { id, account_id: account, [keyAttribute]: key };
+    },
+    requestFields: () => ({}),
+  };
+}

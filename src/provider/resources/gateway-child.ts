@@ -1,0 +1,95 @@
+import type { Kind } from "../../desired/schema.js";
+import { fieldAttribute, resourceTypeOf } from "../../desired/terraform-attributes.js";
+import type { LiveApi, LiveState } from "../../reconcile/model.js";
+import type { KindBinding, Values } from "../kind-resource.js";
+import { types, type Schema } from "../runtime/index.js";
+import { attributeOfPath, attributeSchemasOf, specFromValues, type SpecField } from "../terraform-fields.js";
+import { parseImportId } from "./import-id.js";
+
+/** A child of an API as the service lists it (a route, an integration): whether the service manages it. */
+export interface LiveGatewayChild {
+  readonly apiGatewayManaged?: boolean | undefined;
+}
+
+/** What a resource of an API's child says of itself; `gatewayChild` makes the ID, import and API plumbing from it. */
+export interface GatewayChildOptions<Live extends LiveGatewayChild> {
+  /** The kind; the resource's type is its snake_case (`converge_route`, resourceTypeOf). */
+  readonly kind: Kind;
+  readonly fields: ReadonlyArray<SpecField>;
+  /** The spec's pin of the child's ID (`routeId`): its attribute (`route_id`) holds the ID, and the import ID ends with it (`API_ID/ROUTE_ID`). */
+  readonly idField: string;
+  /** Document fields besides kind and api (an integration's logical name). */
+  readonly head?: Readonly<Record<string, unknown>>;
+  /** What the ID attribute's description adds to "The service's ID of the route." (what refers to it). @default nothing */
+  readonly idNote?: string;
+  /** `api_gateway_managed`'s description: what converge does and never does with a child the service manages. */
+  readonly managedDescription: string;
+  /** The API's live children of the kind. */
+  children(api: LiveApi): ReadonlyArray<Live>;
+  idOf(live: Live): string;
+}
+
+/** The parts of a binding every child of an API has the same way. */
+export type GatewayChildBinding<Live> = Pick<
+  KindBinding<Live>,
+  "kind" | "typeName" | "schema" | "fields" | "identityAttributes" | "document" | "attributeOf" | "liveOf" | "state" | "importId"
+>;
+
+/** The live API the values name by `api_id`, as far as it was read. */
+export function apiOf(values: Values, live: LiveState): LiveApi | undefined {
+  return typeof values.api_id === "string" ? live.apis[values.api_id] : undefined;
+}
+
+/**
+ * The binding of an API's child kind but for what is its own: attributes `id` (`API_ID/CHILD_ID`,
+ * the import ID), `api_id` (replaces when changed), the child's ID and `api_gateway_managed`
+ * (computed), then the spec's; the document names its API and pins the child by the ID the state holds.
+ */
+export function gatewayChild<Live extends LiveGatewayChild>(options: GatewayChildOptions<Live>): GatewayChildBinding<Live> {
+  const { kind, fields, idField } = options;
+  const typeName = resourceTypeOf(kind);
+  const idAttribute = fieldAttribute(idField);
+  // the kind's name in prose ("route"), as the descriptions of every child kind say it
+  const noun = kind.toLowerCase();
+  const schema: Schema = {
+    description: `${/^[aeiou]/.test(noun) ? "An" : "A"} ${noun} of an HTTP or WebSocket API (converge's \`${kind}\` kind).`,
+    attributes: {
+      id: { type: types.string, computed: true, description: `\`API_ID/${idAttribute.toUpperCase()}\`, the import ID.` },
+      api_id: { type: types.string, required: true, requiresReplace: true, description: `The API the ${noun} belongs to; changing it replaces the ${noun}.` },
+      [idAttribute]: { type: types.string, computed: true, description: `The service's ID of the ${noun}${options.idNote === undefined ? "" : ` ${options.idNote}`}.` },
+      api_gateway_managed: { type: types.bool, computed: true, description: options.managedDescription },
+      ...attributeSchemasOf(fields),
+    },
+  };
+  const childOf = (values: Values, live: LiveState, id: Values[string] | undefined) => {
+    const api = apiOf(values, live);
+    return api === undefined ? undefined : options.children(api).find((child) => options.idOf(child) === id);
+  };
+  return {
+    kind: options.kind,
+    typeName,
+    schema,
+    fields,
+    identityAttributes: ["api_id"],
+    document: (values, { pin, ensure }) => ({
+      kind: options.kind,
+      ...options.head,
+      ...(typeof values.api_id === "string" ? { api: values.api_id } : {}),
+      ...(ensure ? { ensure } : {}),
+      spec: { ...specFromValues(fields, values), ...(typeof pin?.[idAttribute] === "string" ? { [idField]: pin[idAttribute] } : {}) },
+    }),
+    attributeOf: (path) => attributeOfPath(fields, path, [idField]),
+    liveOf: (state, live) => childOf(state, live, state[idAttribute]),
+    state: (live, specValues, held) => ({
+      id: `${held.api_id}/${options.idOf(live)}`,
+      api_id: held.api_id ?? null,
+      [idAttribute]: options.idOf(live),
+      api_gateway_managed: live.apiGatewayManaged ?? false,
+      ...specValues,
+    }),
+    importId(id) {
+      const [apiId, childId] = parseImportId(id, typeName, ["API_ID", idAttribute.toUpperCase()]);
+      return { id, api_id: apiId, [idAttribute]: childId };
+    },
+  };
+}
