@@ -16,6 +16,14 @@ export interface SelfSignedCertificate {
   readonly der: Buffer;
 }
 
+/** What the certificate names and when it starts. */
+export interface CertificateOptions {
+  /** The subject's and issuer's organisation (O=). @default "terraform-provider" */
+  readonly organization?: string | undefined;
+  /** Valid from 30 seconds before this. @default now */
+  readonly now?: Date;
+}
+
 const OID = {
   ecdsaWithSha256: "1.2.840.10045.4.3.2",
   commonName: "2.5.4.3",
@@ -33,9 +41,10 @@ const OID = {
  * seconds ago for a year, usable by a TLS server and client: what go-plugin's automatic mutual TLS
  * expects of a plugin (its client trusts exactly this certificate, as a CA, for the name localhost).
  */
-export function selfSignedCertificate(now = new Date()): SelfSignedCertificate {
+export function selfSignedCertificate(options: CertificateOptions = {}): SelfSignedCertificate {
+  const now = options.now ?? new Date();
   const { publicKey, privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
-  const name = sequence(set(sequence(oid(OID.commonName), utf8("localhost"))), set(sequence(oid(OID.organization), utf8("converge"))));
+  const name = sequence(set(sequence(oid(OID.commonName), utf8("localhost"))), set(sequence(oid(OID.organization), utf8(options.organization ?? "terraform-provider"))));
   const signatureAlgorithm = sequence(oid(OID.ecdsaWithSha256));
   const serial = randomBytes(16);
   serial[0] = (serial[0]! & 0x3f) | 0x40; // positive and minimally encoded
