@@ -5,8 +5,8 @@ import { serveProvider } from "./runtime/serve.js";
 // more than schemas, so that neither delays terraform.
 await serveProvider(
   async () => {
-    const [{ readProviderSchemas }, { deferredProvider }] = await Promise.all([import("./provider-schemas.js"), import("./runtime/deferred-provider.js")]);
-    return deferredProvider(readProviderSchemas(), () => import("./converge-provider.js").then((module) => module.convergeProvider));
+    const [{ readProviderSchemas }, { schemasFirstProvider }] = await Promise.all([import("./provider-schemas.js"), import("./runtime/index.js")]);
+    return schemasFirstProvider(readProviderSchemas(), () => import("./converge-provider.js").then((module) => module.convergeProvider));
   },
   { certificateOrganization: "converge" },
 );

@@ -23,7 +23,7 @@ const FIELDS = specFields(AlternateContactSpec.shape, {
 const schema = {
   description: "An alternate contact of an account (converge's `AlternateContact` kind).",
   attributes: {
-    id: { type: types.string, computed: true, description: "`ACCOUNT_ID/TYPE`, or `TYPE` for the caller's own account: the import ID." },
+    id: { type: types.string, computed: true, useStateForUnknown: true, description: "`ACCOUNT_ID/TYPE`, or `TYPE` for the caller's own account: the import ID." },
     account_id: { type: types.string, optional: true, requiresReplace: true, description: "The account (12 digits), managed through the organization; the caller's own account when left out. Changing it replaces the contact." },
     ...Object.fromEntries(Object.entries(specAttributes(FIELDS)).map(([name, attribute]) => [name, name === "alternate_contact_type" ? { ...attribute, requiresReplace: true } : attribute])),
   },

@@ -28,10 +28,10 @@ const NAME = "terraform";
 const schema = {
   description: "An integration of an HTTP or WebSocket API (converge's `Integration` kind).",
   attributes: {
-    id: { type: types.string, computed: true, description: "`API_ID/INTEGRATION_ID`, the import ID." },
+    id: { type: types.string, computed: true, useStateForUnknown: true, description: "`API_ID/INTEGRATION_ID`, the import ID." },
     api_id: { type: types.string, required: true, requiresReplace: true, description: "The API the integration belongs to; changing it replaces the integration." },
-    integration_id: { type: types.string, computed: true, description: "The service's ID of the integration (routes target `integrations/<integration_id>`)." },
-    api_gateway_managed: { type: types.bool, computed: true, description: "Whether the service manages the integration (an API's quick-created one): converge updates it but never deletes it." },
+    integration_id: { type: types.string, computed: true, useStateForUnknown: true, description: "The service's ID of the integration (routes target `integrations/<integration_id>`)." },
+    api_gateway_managed: { type: types.bool, computed: true, useStateForUnknown: true, description: "Whether the service manages the integration (an API's quick-created one): converge updates it but never deletes it." },
     ...specAttributes(FIELDS),
   },
 };

@@ -24,7 +24,7 @@ const ENABLED_LIKE: ReadonlySet<string> = new Set(["ENABLED", "ENABLING", "ENABL
 const schema = {
   description: "Whether an opt-in Region is enabled for an account (converge's `RegionOptIn` kind). Destroying it leaves the Region as it is.",
   attributes: {
-    id: { type: types.string, computed: true, description: "`ACCOUNT_ID/REGION_NAME`, or `REGION_NAME` for the caller's own account: the import ID." },
+    id: { type: types.string, computed: true, useStateForUnknown: true, description: "`ACCOUNT_ID/REGION_NAME`, or `REGION_NAME` for the caller's own account: the import ID." },
     account_id: { type: types.string, optional: true, requiresReplace: true, description: "The account (12 digits); the caller's own when left out. Changing it replaces the resource." },
     opt_status: { type: types.string, computed: true, description: "The Region's status as the service reports it: ENABLED, ENABLING, DISABLING, DISABLED or ENABLED_BY_DEFAULT." },
     ...Object.fromEntries(Object.entries(specAttributes(FIELDS)).map(([name, attribute]) => [name, name === "region_name" ? { ...attribute, requiresReplace: true } : attribute])),
@@ -52,7 +52,6 @@ export const regionOptInBinding: KindBinding = {
   fields: FIELDS,
   identityAttributes: ["account_id", "region_name"],
   mayAdopt: false,
-  computedByUpdate: ["opt_status"],
 
   document: (values) => ({
     kind: "RegionOptIn",

@@ -24,10 +24,10 @@ const FIELDS = specFields(ROUTE_FIELDS, {
 const schema = {
   description: "A route of an HTTP or WebSocket API (converge's `Route` kind).",
   attributes: {
-    id: { type: types.string, computed: true, description: "`API_ID/ROUTE_ID`, the import ID." },
+    id: { type: types.string, computed: true, useStateForUnknown: true, description: "`API_ID/ROUTE_ID`, the import ID." },
     api_id: { type: types.string, required: true, requiresReplace: true, description: "The API the route belongs to; changing it replaces the route." },
-    route_id: { type: types.string, computed: true, description: "The service's ID of the route." },
-    api_gateway_managed: { type: types.bool, computed: true, description: "Whether the service manages the route (an API's quick-created `$default` route): converge never deletes it nor changes its route key." },
+    route_id: { type: types.string, computed: true, useStateForUnknown: true, description: "The service's ID of the route." },
+    api_gateway_managed: { type: types.bool, computed: true, useStateForUnknown: true, description: "Whether the service manages the route (an API's quick-created `$default` route): converge never deletes it nor changes its route key." },
     ...specAttributes(FIELDS),
   },
 };

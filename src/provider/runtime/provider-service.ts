@@ -22,7 +22,7 @@ import { applyResourceChange } from "./resource-apply.js";
 import { planResourceChange } from "./resource-plan.js";
 import { schemaToProtocol } from "./schema-protocol.js";
 import { impliedType, schemaProblems, type ConfigOf, type Schema, type StateOf } from "./schema.js";
-import { Session } from "./session.js";
+import { ProcessState } from "./process-state.js";
 import { attempt } from "./thrown-errors.js";
 import { containsUnknown, type Value } from "./value.js";
 
@@ -37,7 +37,7 @@ export type UnaryHandler = (request: never) => Promise<object>;
  */
 export function providerHandlers<P>(served: ServedProvider<P>, protocol: Protocol, log: Logger): Readonly<Record<(typeof PROVIDER_RPCS)[number], UnaryHandler>> {
   const definition = served as unknown as RuntimeDefinition<P>;
-  const session = new Session<P>(log);
+  const processState = new ProcessState<P>(log);
   const capabilities = { plan_destroy: true, get_provider_schema_optional: true };
   let schemaAnswer: Buffer | undefined;
 
@@ -99,7 +99,7 @@ export function providerHandlers<P>(served: ServedProvider<P>, protocol: Protoco
       const configured = attempt("provider: configure", log, () =>
         definition.configure({ config: fromDynamicValue(request.config, impliedType(definition.schema)) as ConfigOf<Schema>, terraformVersion: request.terraform_version, log }),
       );
-      session.configure(configured.then((result) => (hasErrors(result.diagnostics) ? Promise.reject(new Error("configure failed")) : (result.value as P))));
+      processState.configure(configured.then((result) => (hasErrors(result.diagnostics) ? Promise.reject(new Error("configure failed")) : (result.value as P))));
       return answer((await configured).diagnostics);
     },
 
@@ -131,7 +131,7 @@ export function providerHandlers<P>(served: ServedProvider<P>, protocol: Protoco
       if (prior.value === undefined) return answer(prior.diagnostics, { private: request.private });
       const priorState = prior.value;
       const result = await attempt(`${request.type_name}: read`, log, async () => {
-        const state: Value = priorState === null ? null : await resource.read({ ...(await session.context()), state: priorState as StateOf<Schema> });
+        const state: Value = priorState === null ? null : await resource.read({ ...(await processState.context()), state: priorState as StateOf<Schema> });
         const unknown = containsUnknown(state);
         if (unknown) throw new Error("read returned a state with unknown values: expected a wholly known state (a bug in the provider)");
         return toDynamicValue(state, type);
@@ -143,13 +143,13 @@ export function providerHandlers<P>(served: ServedProvider<P>, protocol: Protoco
     async PlanResourceChange(request: PlanResourceChangeRequest) {
       const resource = resourceOf(request.type_name);
       if ("unknown" in resource) return answer([resource.unknown]);
-      return planResourceChange<P>(request.type_name, resource, request, session);
+      return planResourceChange<P>(request.type_name, resource, request, processState);
     },
 
     async ApplyResourceChange(request: ApplyResourceChangeRequest) {
       const resource = resourceOf(request.type_name);
       if ("unknown" in resource) return answer([resource.unknown]);
-      return applyResourceChange<P>(request.type_name, resource, request, session);
+      return applyResourceChange<P>(request.type_name, resource, request, processState);
     },
 
     async ImportResourceState(request: ImportResourceStateRequest) {
@@ -158,7 +158,7 @@ export function providerHandlers<P>(served: ServedProvider<P>, protocol: Protoco
       const importState = resource.importState;
       if (importState === undefined) return answer([errorDiagnostic(`${request.type_name} cannot be imported`, `the resource type ${request.type_name} has no import: expected it to be created by terraform`)]);
       const result = await attempt(`${request.type_name}: import`, log, async () => {
-        const state = await importState.call(resource, { ...(await session.context()), id: request.id });
+        const state = await importState.call(resource, { ...(await processState.context()), id: request.id });
         if (state === null) throw new Error(`no ${request.type_name} has the import id ${JSON.stringify(request.id)}`);
         if (containsUnknown(state)) throw new Error("import returned a state with unknown values: expected a wholly known state (a bug in the provider)");
         return toDynamicValue(state, impliedType(resource.schema));
@@ -173,7 +173,7 @@ export function providerHandlers<P>(served: ServedProvider<P>, protocol: Protoco
       const diagnostics: Diagnostic[] = [];
       const result = await attempt(`${request.type_name}: read`, log, async () => {
         const config = fromDynamicValue(request.config, type);
-        const state: Value = await dataSource.read({ ...(await session.context()), config: config as StateOf<Schema> });
+        const state: Value = await dataSource.read({ ...(await processState.context()), config: config as StateOf<Schema> });
         const breaches = readBreaches(dataSource.schema, config, state);
         diagnostics.push(...breaches.map((breach) => errorDiagnostic(`${request.type_name}: invalid data`, `${formatPath(breach.path)} ${breach.problem} (a bug in the provider)`, breach.path)));
         return breaches.length > 0 ? undefined : toDynamicValue(state, type);
@@ -182,7 +182,7 @@ export function providerHandlers<P>(served: ServedProvider<P>, protocol: Protoco
     },
 
     async StopProvider() {
-      session.stop();
+      processState.stop();
       return { Error: "" };
     },
   };

@@ -211,7 +211,7 @@ describe("values over MessagePack (cty's encoding)", () => {
     );
   });
 
-  it("plans an update with the proposed state as it is: computed values kept, no replacement", async () => {
+  it("plans an update that changes something as the framework does: computed values unknown, those marked useStateForUnknown kept, no replacement", async () => {
     const prior = kitchen({ id: str("kitchen"), derived: str("derived"), text: str("t") });
     const proposed = kitchen({ id: str("kitchen"), derived: str("derived"), text: str("u") });
     const answer = await plugin.call<Answer & { planned_state: DynamicValue; requires_replace: unknown[] }>("PlanResourceChange", {
@@ -221,7 +221,20 @@ describe("values over MessagePack (cty's encoding)", () => {
       config: { msgpack: kitchen({ text: str("u") }) },
     });
     expect(answer.diagnostics).toEqual([]);
-    expect(answer.planned_state!.msgpack.equals(proposed)).toBe(true);
+    expect(answer.requires_replace).toEqual([]);
+    expect(answer.planned_state!.msgpack.toString("hex")).toBe(kitchen({ id: str("kitchen"), derived: UNKNOWN_BYTES, text: str("u") }).toString("hex"));
+  });
+
+  it("plans an update that changes nothing as the prior state, computed values kept", async () => {
+    const prior = kitchen({ id: str("kitchen"), derived: str("derived"), text: str("t") });
+    const answer = await plugin.call<Answer & { planned_state: DynamicValue }>("PlanResourceChange", {
+      type_name: "toy_kitchen",
+      prior_state: { msgpack: prior },
+      proposed_new_state: { msgpack: prior },
+      config: { msgpack: kitchen({ text: str("t") }) },
+    });
+    expect(answer.diagnostics).toEqual([]);
+    expect(answer.planned_state!.msgpack.equals(prior)).toBe(true);
   });
 
   it("reads a resource that is gone as null", async () => {
