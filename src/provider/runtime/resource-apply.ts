@@ -1,7 +1,7 @@
 import { formatPath } from "./attribute-path.js";
 import { diagnosticToProtocol, errorDiagnostic, type Diagnostic } from "./diagnostics.js";
 import { appliedBreaches } from "./plan-rules.js";
-import { fromDynamicValue, toDynamicValue, type ApplyResourceChangeRequest } from "./protocol-messages.js";
+import { fromDynamicValue, toDynamicValue, type ApplyResourceChangeRequest, type ApplyResourceChangeResponse } from "./protocol-messages.js";
 import type { ResourceType } from "./provider-definition.js";
 import { impliedType, type ConfigOf, type PlannedOf, type Schema, type StateOf } from "./schema.js";
 import type { ProcessState } from "./process-state.js";
@@ -14,7 +14,7 @@ import { containsUnknown, type Value } from "./value.js";
  * fails the answer keeps what is known to exist: nothing after a failed create, the prior state
  * after a failed update or delete.
  */
-export async function applyResourceChange<P>(typeName: string, resource: ResourceType<Schema, P>, request: ApplyResourceChangeRequest, processState: ProcessState<P>): Promise<object> {
+export async function applyResourceChange<P>(typeName: string, resource: ResourceType<Schema, P>, request: ApplyResourceChangeRequest, processState: ProcessState<P>): Promise<ApplyResourceChangeResponse> {
   const type = impliedType(resource.schema);
   const base = { private: request.planned_private };
   let prior: Value, planned: Value, config: Value;

@@ -1,7 +1,7 @@
 import { formatPath, pathToProtocol, type AttributePath } from "./attribute-path.js";
 import { diagnosticToProtocol, errorDiagnostic, hasErrors, type Diagnostic } from "./diagnostics.js";
 import { planBreaches, plannedChange, replacedPaths, type RuleBreach } from "./plan-rules.js";
-import { fromDynamicValue, toDynamicValue, type PlanResourceChangeRequest } from "./protocol-messages.js";
+import { fromDynamicValue, toDynamicValue, type PlanResourceChangeRequest, type PlanResourceChangeResponse } from "./protocol-messages.js";
 import type { CallContext, PlanAction, PlanResult, ResourceType } from "./provider-definition.js";
 import type { ProcessState } from "./process-state.js";
 import { impliedType, type ConfigOf, type PlannedOf, type Schema, type StateOf } from "./schema.js";
@@ -19,7 +19,7 @@ export async function planResourceChange<P>(
   resource: ResourceType<Schema, P>,
   request: PlanResourceChangeRequest,
   processState: ProcessState<P>,
-): Promise<object> {
+): Promise<PlanResourceChangeResponse> {
   const what = `${typeName}: plan`;
   const type = impliedType(resource.schema);
   const base = { planned_private: request.prior_private };

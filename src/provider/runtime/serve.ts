@@ -8,7 +8,7 @@ import { watchParent } from "./parent-watch.js";
 import { loadProtocol } from "./protocol.js";
 import type { ServedProvider } from "./provider-definition.js";
 import { PROVIDER_RPCS } from "./provider-rpcs.js";
-import type { UnaryHandler } from "./provider-service.js";
+import type { ProviderHandlers } from "./protocol-messages.js";
 import { selfSignedCertificate } from "./self-signed-certificate.js";
 
 /** Where the plugin's process talks; the process's own by default (tests pass others). */
@@ -46,7 +46,7 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
   const certificate = handshake.clientCertificatePem === undefined ? undefined : selfSignedCertificate({ organization: options.certificateOrganization });
   const protocol = loadProtocol();
 
-  let handlers: Promise<Readonly<Record<string, UnaryHandler>>> | undefined;
+  let handlers: Promise<ProviderHandlers> | undefined;
   const methods = goPluginMethods(protocol, log, () => shutdown());
   for (const [name, method] of Object.entries(protocol.service("tfplugin6.Provider"))) {
     if (!(PROVIDER_RPCS as ReadonlyArray<string>).includes(name)) continue; // answered UNIMPLEMENTED
@@ -56,7 +56,7 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
       encode: (answer) => protocol.encode(method.responseType, answer as object),
       call: async (request) => {
         handlers ??= startProvider<P>(load, protocol, log);
-        return (await handlers)[name]!(request as never);
+        return (await handlers)[name as (typeof PROVIDER_RPCS)[number]](request as never);
       },
     });
   }
