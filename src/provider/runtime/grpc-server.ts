@@ -1,7 +1,7 @@
 import { createSecureServer, createServer, constants, type Http2Server, type Http2Session, type IncomingHttpHeaders, type ServerHttp2Stream } from "node:http2";
 import type { AddressInfo } from "node:net";
 
-/** gRPC status codes the server answers with (grpc/doc/statuscodes.md in the grpc repository). */
+/** gRPC status codes the server answers with (as gRPC numbers them). */
 export const GRPC_STATUS = { OK: 0, INTERNAL: 13, UNIMPLEMENTED: 12, INVALID_ARGUMENT: 3 } as const;
 
 /** An error whose gRPC status the server answers with (INTERNAL for any other thrown error). */
