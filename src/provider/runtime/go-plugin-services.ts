@@ -29,6 +29,6 @@ export function goPluginMethods(protocol: Protocol, log: Logger, onShutdown: () 
       },
     ],
     [protocol.service("plugin.GRPCStdio")["StreamStdio"]!.path, { kind: "held" }],
-    [protocol.service("plugin.GRPCBroker")["StartStream"]!.path, { kind: "held", onMessage: () => log.trace("ignoring a broker message: this plugin offers no extra connections") }],
+    [protocol.service("plugin.GRPCBroker")["StartStream"]!.path, { kind: "held", endsWithClient: true, onMessage: () => log.trace("ignoring a broker message: this plugin offers no extra connections") }],
   ]);
 }

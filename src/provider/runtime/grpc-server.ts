@@ -24,10 +24,12 @@ export interface UnaryMethod {
 
 /**
  * A method whose stream the plugin holds open without answering (go-plugin's stdio and broker
- * streams): its request messages are ignored, and `endHeld` ends it with status OK.
+ * streams): its request messages are ignored, and the server's `close` ends it with status OK.
  */
 export interface HeldStreamMethod {
   readonly kind: "held";
+  /** A bidirectional stream: ended as well when the client ends its side. (A server-streaming call's client ends its side after its one request.) */
+  readonly endsWithClient?: boolean;
   /** Told of each request message (for a log line). */
   onMessage?(): void;
 }
@@ -93,7 +95,7 @@ export async function startGrpcServer(methods: ReadonlyMap<string, GrpcMethod>, 
       stream.on("wantTrailers", () => stream.sendTrailers({ "grpc-status": String(GRPC_STATUS.OK) }));
       stream.on("data", () => method.onMessage?.());
       stream.on("end", () => {
-        if (!stream.closed) stream.end();
+        if (method.endsWithClient && !stream.closed) stream.end();
       });
       return;
     }

@@ -427,6 +427,20 @@ describe("shutdown", () => {
     for (const line of lines) expect(line["@timestamp"]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
   });
 
+  it("holds go-plugin's stdio stream open, silent, after the client's request, and ends it with status OK at Shutdown", async () => {
+    const own = await startPlugin();
+    const stream = own.client("GRPCStdio").makeServerStreamRequest("/plugin.GRPCStdio/StreamStdio", () => Buffer.alloc(0), (bytes: Buffer) => bytes, {});
+    const events: string[] = [];
+    stream.on("data", () => events.push("data"));
+    const ended = new Promise<number>((resolveStatus) => stream.on("status", (status: { code: number }) => (events.push("status"), resolveStatus(status.code))));
+    await new Promise((resolveWait) => setTimeout(resolveWait, 300));
+    expect(events).toEqual([]);
+    await own.call("Shutdown", {}, "GRPCController");
+    await expect(ended).resolves.toBe(0);
+    expect(events).toEqual(["status"]);
+    await expect(own.exited).resolves.toBe(0);
+  });
+
   it("exits when terraform goes away without calling Shutdown (its parent dies)", async () => {
     const certificate = selfSignedCertificate().certificatePem;
     // a shell stands in for terraform: it starts the plugin, prints the plugin's pid and is then killed
