@@ -7,7 +7,6 @@ import {
   DiagnosticsError,
   errorDiagnostic,
   isUnknown,
-  UNKNOWN,
   warningDiagnostic,
   type Diagnostic,
   type PlanResult,
@@ -88,11 +87,6 @@ export interface KindBinding<Live> {
    * contact of its type: there is only one)
    */
   readonly holding?: Holding;
-  /**
-   * Computed attributes an update changes (a Region's status once it is enabled or disabled): the
-   * plan leaves them unknown, since terraform holds the apply to every value planned. @default none
-   */
-  readonly computedByUpdate?: ReadonlyArray<string>;
   /** The spec fields an action's changes are about (the engine's change paths). @default each change's path */
   changedFields?(action: PlannedAction): ReadonlyArray<string>;
   /** The spec fields the action's request sends, with their wire values (a create's body, an update's patch). */
@@ -174,12 +168,12 @@ function asConfigured<Live>(binding: KindBinding<Live>, values: Values, config: 
 
 /**
  * The plan with each defaulted attribute the configuration leaves out, and the engine's request
- * sends, at the value it sends; and, for an update, the computed attributes it changes unknown.
+ * sends, at the value it sends. (Computed attributes an update changes, a Region's status say, are
+ * unknown in the runtime's plan already: only those marked useStateForUnknown keep their value.)
  */
 function withSentDefaults<Live>(binding: KindBinding<Live>, planned: Values, config: Values, action: PlannedAction): Values {
   const sent = binding.requestFields(action);
   const adjusted: Record<string, Value> = { ...planned };
-  if (action.type === "update") for (const attribute of binding.computedByUpdate ?? []) adjusted[attribute] = UNKNOWN;
   for (const field of binding.fields) {
     if (field.presence === "defaulted" && (config[field.attribute] ?? null) === null && Object.hasOwn(sent, field.field)) {
       adjusted[field.attribute] = attributeOfWire(field, sent[field.field]);

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { ProviderSchemas } from "./runtime/deferred-provider.js";
+import type { ProviderSchemas } from "./runtime/index.js";
 
 /**
  * The converge provider's schemas as JSON beside the compiled provider, written by `npm run build`
@@ -15,7 +15,7 @@ export function readProviderSchemas(): ProviderSchemas {
 
 /** Writes the schemas of the definition as it is now (the build runs this once the provider is compiled). */
 export async function writeProviderSchemas(): Promise<string> {
-  const [{ convergeProvider }, { schemasOf }] = await Promise.all([import("./converge-provider.js"), import("./runtime/deferred-provider.js")]);
+  const [{ convergeProvider }, { schemasOf }] = await Promise.all([import("./converge-provider.js"), import("./runtime/index.js")]);
   writeFileSync(SCHEMAS_FILE, `${JSON.stringify(schemasOf(convergeProvider))}\n`);
   return SCHEMAS_FILE;
 }

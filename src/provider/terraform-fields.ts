@@ -60,7 +60,7 @@ export function attributeSchemasOf(fields: ReadonlyArray<SpecField>): Record<str
   return Object.fromEntries(fields.map((spec): [string, AttributeSchema] => [spec.attribute, {
     type: spec.type,
     description: spec.description,
-    ...(spec.presence === "required" ? { required: true } : spec.presence === "optional" ? { optional: true } : { optional: true, computed: true }),
+    ...(spec.presence === "required" ? { required: true } : spec.presence === "optional" ? { optional: true } : { optional: true, computed: true, useStateForUnknown: true }),
   }]));
 }
 

@@ -4,21 +4,31 @@ import { resolve } from "node:path";
 import { selfSignedCertificate } from "../../src/provider/runtime/self-signed-certificate.js";
 
 /**
- * Time from starting the toy provider (test/provider/runtime/fixtures/toy-provider.mjs) as terraform
- * does to its handshake line on stdout: RUNS runs one after the other, the median and the spread.
+ * Time from starting a provider's executable as terraform does to its handshake line on stdout, for
+ * each executable of `EXECUTABLES`: RUNS rounds, each executable once per round in turn (so a noisy
+ * moment slows all alike), then each one's median and spread.
  * `node dist/test/bench/provider-startup.js [RUNS]` after `npm run build`.
  */
 const ROOT = resolve(import.meta.dirname, "../../..");
-const PROVIDER = resolve(ROOT, "test/provider/runtime/fixtures/toy-provider.mjs");
+const node = process.execPath;
+
+/** What is timed, one line each: a label and the command (add a packaged provider's executable here). */
+export const EXECUTABLES: ReadonlyArray<{ readonly label: string; readonly command: ReadonlyArray<string> }> = [
+  { label: "node printing a line (the floor)", command: [node, "-e", "console.log(1)"] },
+  { label: "the runtime's toy provider (test/provider/runtime/fixtures/toy-provider.mjs)", command: [node, resolve(ROOT, "test/provider/runtime/fixtures/toy-provider.mjs")] },
+  { label: "the runtime doing nothing (test/bench/floor-provider.ts)", command: [node, resolve(ROOT, "dist/test/bench/floor-provider.js")] },
+  { label: "converge's provider, development build (dist/src/provider/main.js)", command: [node, resolve(ROOT, "dist/src/provider/main.js")] },
+];
+
 const runs = Number(process.argv[2] ?? 21);
 generateKeyPairSync("ec", { namedCurve: "P-256" });
 const clientCertificate = selfSignedCertificate().certificatePem;
 
-/** The time to the first line on stdout of `node ARGS`. */
-function once(args: ReadonlyArray<string> = [PROVIDER]): Promise<number> {
+/** The time to the first line on stdout of the command. */
+function once([command, ...args]: ReadonlyArray<string>): Promise<number> {
   return new Promise((resolveRun, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [...args], {
+    const child = spawn(command!, args, {
       env: { PATH: process.env["PATH"] ?? "", TF_PLUGIN_MAGIC_COOKIE: "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2", PLUGIN_PROTOCOL_VERSIONS: "5,6", PLUGIN_CLIENT_CERT: clientCertificate },
       stdio: ["ignore", "pipe", "ignore"],
     });
@@ -31,13 +41,12 @@ function once(args: ReadonlyArray<string> = [PROVIDER]): Promise<number> {
   });
 }
 
-async function measure(what: string, args?: ReadonlyArray<string>): Promise<void> {
-  const times: number[] = [];
-  for (let run = 0; run < runs; run++) times.push(await once(args));
-  times.sort((a, b) => a - b);
-  const at = (fraction: number) => times[Math.min(times.length - 1, Math.floor(fraction * times.length))]!;
-  console.log(`${what}, ${runs} runs: median ${at(0.5).toFixed(1)} ms (min ${times[0]!.toFixed(1)}, p90 ${at(0.9).toFixed(1)}, max ${times.at(-1)!.toFixed(1)})`);
+const times = EXECUTABLES.map((): number[] => []);
+for (let run = 0; run < runs; run++) {
+  for (const [index, executable] of EXECUTABLES.entries()) times[index]!.push(await once(executable.command));
 }
-
-await measure("node printing a line (the floor)", ["-e", "console.log(1)"]);
-await measure("provider start to handshake line");
+for (const [index, executable] of EXECUTABLES.entries()) {
+  const sorted = times[index]!.sort((a, b) => a - b);
+  const at = (fraction: number) => sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
+  console.log(`${executable.label}, ${runs} runs: median ${at(0.5).toFixed(1)} ms (min ${sorted[0]!.toFixed(1)}, p90 ${at(0.9).toFixed(1)}, max ${sorted.at(-1)!.toFixed(1)})`);
+}

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { convergeProvider } from "../../src/provider/converge-provider.js";
-import { schemasOf } from "../../src/provider/runtime/deferred-provider.js";
+import { schemasOf } from "../../src/provider/runtime/schemas-first-provider.js";
 
 /**
  * terraform's first start of the provider asks only for schemas, which the provider answers from the

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { convergeProvider } from "../../src/provider/converge-provider.js";
-import { schemasOf, type ProviderSchemas } from "../../src/provider/runtime/deferred-provider.js";
+import { schemasOf, type ProviderSchemas } from "../../src/provider/runtime/index.js";
 import { exampleBlocks } from "../../src/provider/registry-docs/example-blocks.js";
 import { readExamples } from "../../src/provider/registry-docs/read-examples.js";
 import { GENERATED_FOLDERS, registryPages, type RegistryPage } from "../../src/provider/registry-docs/registry-docs.js";

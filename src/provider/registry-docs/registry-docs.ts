@@ -1,4 +1,4 @@
-import type { ProviderSchemas } from "../runtime/deferred-provider.js";
+import type { ProviderSchemas } from "../runtime/index.js";
 import type { Schema } from "../runtime/index.js";
 import { exampleBlocks, type ExampleBlock, type ExampleFile } from "./example-blocks.js";
 import { schemaMarkdown } from "./schema-markdown.js";

@@ -48,7 +48,7 @@ export function accountChild<Live>(options: AccountChildOptions<Live>): AccountC
   const schema: Schema = {
     description: options.description,
     attributes: {
-      id: { type: types.string, computed: true, description: `\`ACCOUNT_ID/${importName}\`, or \`${importName}\` for the caller's own account: the import ID.` },
+      id: { type: types.string, computed: true, useStateForUnknown: true, description: `\`ACCOUNT_ID/${importName}\`, or \`${importName}\` for the caller's own account: the import ID.` },
       account_id: { type: types.string, optional: true, requiresReplace: true, description: options.accountDescription },
       ...options.computed,
       ...Object.fromEntries(Object.entries(attributeSchemasOf(fields)).map(([name, attribute]) => [name, name === keyAttribute ? { ...attribute, requiresReplace: true } : attribute])),

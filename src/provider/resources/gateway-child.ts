@@ -54,10 +54,10 @@ export function gatewayChild<Live extends LiveGatewayChild>(options: GatewayChil
   const schema: Schema = {
     description: `${/^[aeiou]/.test(noun) ? "An" : "A"} ${noun} of an HTTP or WebSocket API (converge's \`${kind}\` kind).`,
     attributes: {
-      id: { type: types.string, computed: true, description: `\`API_ID/${idAttribute.toUpperCase()}\`, the import ID.` },
+      id: { type: types.string, computed: true, useStateForUnknown: true, description: `\`API_ID/${idAttribute.toUpperCase()}\`, the import ID.` },
       api_id: { type: types.string, required: true, requiresReplace: true, description: `The API the ${noun} belongs to; changing it replaces the ${noun}.` },
-      [idAttribute]: { type: types.string, computed: true, description: `The service's ID of the ${noun}${options.idNote === undefined ? "" : ` ${options.idNote}`}.` },
-      api_gateway_managed: { type: types.bool, computed: true, description: options.managedDescription },
+      [idAttribute]: { type: types.string, computed: true, useStateForUnknown: true, description: `The service's ID of the ${noun}${options.idNote === undefined ? "" : ` ${options.idNote}`}.` },
+      api_gateway_managed: { type: types.bool, computed: true, useStateForUnknown: true, description: options.managedDescription },
       ...attributeSchemasOf(fields),
     },
   };

@@ -43,7 +43,6 @@ export const regionOptInResource = kindResource<LiveRegion>({
     },
   }),
   mayAdopt: false,
-  computedByUpdate: ["opt_status"],
   liveValues: (region) => ({ region_name: region.region, enabled: ENABLED_LIKE.has(region.status) }),
   /** The engine's change of an opt-in is the Region's status: its enabled attribute. */
   changedFields: (action) => (action.changes.length > 0 ? ["enabled"] : []),

@@ -1,8 +1,9 @@
-import type { ServerDuplexStream, ServerWritableStream, UntypedServiceImplementation } from "@grpc/grpc-js";
+import type { GrpcMethod } from "./grpc-server.js";
 import type { Logger } from "./hclog.js";
+import type { Protocol } from "./protocol.js";
 
 /**
- * The services go-plugin's client expects of every gRPC plugin besides the plugin's own:
+ * The methods go-plugin's client expects of every gRPC plugin besides the plugin's own, by path:
  *
  * - `plugin.GRPCController/Shutdown` ends the plugin (terraform calls it when done with it);
  * - `plugin.GRPCStdio/StreamStdio` is opened by the client at connection to mirror the plugin's
@@ -11,45 +12,23 @@ import type { Logger } from "./hclog.js";
  * - `plugin.GRPCBroker/StartStream` is opened by the client to offer extra connections, which a
  *   terraform provider never uses: it is held open and its messages ignored.
  */
-export interface GoPluginServices {
-  readonly controller: UntypedServiceImplementation;
-  readonly stdio: UntypedServiceImplementation;
-  readonly broker: UntypedServiceImplementation;
-  /** Ends the streams held open, so the server can close. */
-  endStreams(): void;
-}
-
-export function goPluginServices(log: Logger, onShutdown: () => void): GoPluginServices {
-  const open = new Set<{ end(): void }>();
-  const hold = (stream: { end(): void; on(event: "cancelled" | "close", listener: () => void): unknown }) => {
-    open.add(stream);
-    const release = () => open.delete(stream);
-    stream.on("cancelled", release);
-    stream.on("close", release);
-  };
-  return {
-    controller: {
-      Shutdown(_call: unknown, callback: (error: null, answer: object) => void) {
-        log.debug("terraform asked the plugin to shut down");
-        callback(null, {});
-        onShutdown();
+export function goPluginMethods(protocol: Protocol, log: Logger, onShutdown: () => void): Map<string, GrpcMethod> {
+  const shutdown = protocol.service("plugin.GRPCController")["Shutdown"]!;
+  return new Map<string, GrpcMethod>([
+    [
+      shutdown.path,
+      {
+        kind: "unary",
+        decode: () => ({}),
+        encode: () => Buffer.alloc(0), // plugin.Empty
+        async call() {
+          log.debug("terraform asked the plugin to shut down");
+          setImmediate(onShutdown);
+          return {};
+        },
       },
-    },
-    stdio: {
-      StreamStdio(call: ServerWritableStream<unknown, unknown>) {
-        hold(call);
-      },
-    },
-    broker: {
-      StartStream(call: ServerDuplexStream<unknown, unknown>) {
-        hold(call);
-        call.on("data", () => log.trace("ignoring a broker message: this plugin offers no extra connections"));
-        call.on("end", () => call.end());
-      },
-    },
-    endStreams() {
-      for (const stream of open) stream.end();
-      open.clear();
-    },
-  };
+    ],
+    [protocol.service("plugin.GRPCStdio")["StreamStdio"]!.path, { kind: "held" }],
+    [protocol.service("plugin.GRPCBroker")["StartStream"]!.path, { kind: "held", endsWithClient: true, onMessage: () => log.trace("ignoring a broker message: this plugin offers no extra connections") }],
+  ]);
 }

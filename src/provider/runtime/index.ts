@@ -1,15 +1,17 @@
 /**
  * The provider runtime: terraform's plugin protocol 6 over go-plugin, for providers written in
  * TypeScript (in the manner of terraform-plugin-go and a slice of terraform-plugin-framework). It
- * imports nothing from the rest of converge.
+ * imports nothing from the rest of converge. Everything a provider uses is exported here.
  *
- * A provider's executable should import `serve.js` alone and load its definition lazily, so the
- * handshake is not delayed by the provider's own imports:
+ * One exception, for start-up: a provider's executable should import `serve.js` alone (it loads
+ * only what the handshake needs; this index loads the value codecs too) and load its definition
+ * lazily, so the handshake is not delayed by the provider's own imports:
  *
  *     import { serveProvider } from ".../provider/runtime/serve.js";
  *     await serveProvider(() => import("./provider.js").then((module) => module.provider));
  */
 export { serveProvider, type ServeOptions } from "./serve.js";
+export { schemasFirstProvider, schemasOf, type ProviderSchemas } from "./schemas-first-provider.js";
 export type {
   CallContext,
   DataSourceType,

@@ -1,6 +1,6 @@
 import type { AttributePath } from "./attribute-path.js";
 import { mapAttributes, visitAttributes } from "./schema-walk.js";
-import type { BlockSchema } from "./schema.js";
+import { impliedType, type BlockSchema } from "./schema.js";
 import { describeReceived } from "./value-error.js";
 import { containsUnknown, UNKNOWN, valuesEqual, type Value } from "./value.js";
 
@@ -11,15 +11,23 @@ export interface RuleBreach {
 }
 
 /**
- * The runtime's plan for a create: terraform's proposed new state with every computed attribute the
- * configuration leaves null made unknown (terraform-plugin-framework's default), so terraform shows
- * it as known after apply. Updates keep the proposed state as it is: a computed attribute keeps its
- * prior value unless the resource's `plan` says otherwise.
+ * The runtime's plan for a create or an update, as terraform-plugin-framework plans: terraform's
+ * proposed new state with each attribute's `default` where the configuration leaves it null; then,
+ * on a create or on an update whose plan differs from the prior state, every computed attribute the
+ * configuration leaves null (and that has no default) unknown, so terraform shows it as known after
+ * apply, except that `useStateForUnknown` attributes keep a prior value that is not null. An update
+ * that changes nothing plans the prior state as it is.
  */
-export function plannedCreate(schema: BlockSchema, proposed: Value, config: Value): Value {
-  return mapAttributes(schema, proposed, [config], (attribute, value, [configValue]) =>
-    attribute.computed && (configValue ?? null) === null && value === null ? UNKNOWN : value,
+export function plannedChange(schema: BlockSchema, prior: Value, proposed: Value, config: Value): Value {
+  const defaulted = mapAttributes(schema, proposed, [config], (attribute, value, [configValue]) =>
+    attribute.default !== undefined && (configValue ?? null) === null ? attribute.default : value,
   );
+  if (prior !== null && valuesEqual(impliedType(schema), defaulted, prior)) return defaulted;
+  return mapAttributes(schema, defaulted, [config, prior], (attribute, value, [configValue, priorValue]) => {
+    if (!attribute.computed || attribute.default !== undefined || (configValue ?? null) !== null) return value;
+    if (attribute.useStateForUnknown && (priorValue ?? null) !== null) return priorValue!;
+    return UNKNOWN;
+  });
 }
 
 /** The paths of `requiresReplace` attributes whose planned value differs from the prior one (an unknown planned value counts as different). */

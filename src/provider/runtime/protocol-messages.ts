@@ -1,4 +1,5 @@
 import type { CtyType } from "./cty-type.js";
+import type { ProtocolAttributePath } from "./attribute-path.js";
 import type { ProtocolDiagnostic } from "./diagnostics.js";
 import { decodeJson } from "./json-codec.js";
 import { decodeMsgpack, encodeMsgpack } from "./msgpack-codec.js";
@@ -61,10 +62,143 @@ export interface ReadDataSourceRequest {
   readonly config: DynamicValueMessage | null;
 }
 
-/** What every answer with diagnostics carries. */
-export interface WithDiagnostics {
+/**
+ * The response messages of tfplugin6.proto the runtime answers with, each field as `protocol.ts`
+ * encodes it (fields left out are the protocol's defaults): declared here so that a misspelt or
+ * misplaced field is a compile error rather than a value protobufjs drops.
+ */
+export interface DiagnosticsAnswer {
   readonly diagnostics: ReadonlyArray<ProtocolDiagnostic>;
 }
+
+/** A `DynamicValue` the runtime sends: msgpack always (terraform accepts either). */
+export interface DynamicValueAnswer {
+  readonly msgpack: Uint8Array;
+}
+
+export interface ServerCapabilities {
+  readonly plan_destroy: boolean;
+  readonly get_provider_schema_optional: boolean;
+}
+
+/** tfplugin6's `Schema` message. */
+export interface ProtocolSchema {
+  readonly version: number;
+  readonly block: ProtocolBlock;
+}
+
+export interface ProtocolBlock {
+  readonly version: number;
+  readonly description: string;
+  readonly description_kind: "PLAIN" | "MARKDOWN";
+  readonly deprecated: boolean;
+  readonly deprecation_message: string;
+  readonly attributes: ReadonlyArray<ProtocolAttribute>;
+  readonly block_types: ReadonlyArray<ProtocolNestedBlock>;
+}
+
+export interface ProtocolAttribute {
+  readonly name: string;
+  /** The cty type as JSON bytes. */
+  readonly type: Buffer;
+  readonly description: string;
+  readonly description_kind: "PLAIN" | "MARKDOWN";
+  readonly required: boolean;
+  readonly optional: boolean;
+  readonly computed: boolean;
+  readonly sensitive: boolean;
+  readonly deprecated: boolean;
+  readonly deprecation_message: string;
+}
+
+export interface ProtocolNestedBlock {
+  readonly type_name: string;
+  readonly block: ProtocolBlock;
+  readonly nesting: "SINGLE" | "LIST" | "SET";
+  readonly min_items: number;
+  readonly max_items: number;
+}
+
+export interface GetMetadataResponse extends DiagnosticsAnswer {
+  readonly server_capabilities: ServerCapabilities;
+  readonly resources: ReadonlyArray<{ readonly type_name: string }>;
+  readonly data_sources: ReadonlyArray<{ readonly type_name: string }>;
+}
+
+export interface GetProviderSchemaResponse extends DiagnosticsAnswer {
+  readonly provider: ProtocolSchema;
+  readonly resource_schemas: Readonly<Record<string, ProtocolSchema>>;
+  readonly data_source_schemas: Readonly<Record<string, ProtocolSchema>>;
+  readonly server_capabilities: ServerCapabilities;
+}
+
+/** No functions: the runtime declares none. */
+export interface GetFunctionsResponse extends DiagnosticsAnswer {
+  readonly functions: Readonly<Record<string, never>>;
+}
+
+/** No identities: the runtime declares none. */
+export interface GetResourceIdentitySchemasResponse extends DiagnosticsAnswer {
+  readonly identity_schemas: Readonly<Record<string, never>>;
+}
+
+export interface UpgradeResourceStateResponse extends DiagnosticsAnswer {
+  readonly upgraded_state?: DynamicValueAnswer;
+}
+
+export interface ReadResourceResponse extends DiagnosticsAnswer {
+  readonly new_state?: DynamicValueAnswer | DynamicValueMessage | null;
+  readonly private?: Buffer;
+}
+
+export interface PlanResourceChangeResponse extends DiagnosticsAnswer {
+  readonly planned_state?: DynamicValueAnswer;
+  readonly requires_replace?: ReadonlyArray<ProtocolAttributePath>;
+  readonly planned_private?: Buffer;
+}
+
+export interface ApplyResourceChangeResponse extends DiagnosticsAnswer {
+  readonly new_state?: DynamicValueAnswer;
+  readonly private?: Buffer;
+}
+
+export interface ImportResourceStateResponse extends DiagnosticsAnswer {
+  readonly imported_resources?: ReadonlyArray<{ readonly type_name: string; readonly state: DynamicValueAnswer }>;
+}
+
+export interface ReadDataSourceResponse extends DiagnosticsAnswer {
+  readonly state?: DynamicValueAnswer;
+}
+
+export interface StopProviderResponse {
+  /** The protocol's own capitalisation. */
+  readonly Error: string;
+}
+
+/** Each RPC the runtime answers, its request and its response. */
+export interface ProviderRpcMessages {
+  readonly GetMetadata: [request: object, response: GetMetadataResponse];
+  readonly GetProviderSchema: [request: object, response: GetProviderSchemaResponse];
+  readonly GetFunctions: [request: object, response: GetFunctionsResponse];
+  readonly GetResourceIdentitySchemas: [request: object, response: GetResourceIdentitySchemasResponse];
+  readonly ValidateProviderConfig: [request: ValidateConfigRequest, response: DiagnosticsAnswer];
+  readonly ValidateResourceConfig: [request: ValidateConfigRequest, response: DiagnosticsAnswer];
+  readonly ValidateDataResourceConfig: [request: ValidateConfigRequest, response: DiagnosticsAnswer];
+  readonly ConfigureProvider: [request: ConfigureProviderRequest, response: DiagnosticsAnswer];
+  readonly UpgradeResourceState: [request: UpgradeResourceStateRequest, response: UpgradeResourceStateResponse];
+  readonly ReadResource: [request: ReadResourceRequest, response: ReadResourceResponse];
+  readonly PlanResourceChange: [request: PlanResourceChangeRequest, response: PlanResourceChangeResponse];
+  readonly ApplyResourceChange: [request: ApplyResourceChangeRequest, response: ApplyResourceChangeResponse];
+  readonly ImportResourceState: [request: ImportResourceStateRequest, response: ImportResourceStateResponse];
+  readonly ReadDataSource: [request: ReadDataSourceRequest, response: ReadDataSourceResponse];
+  readonly StopProvider: [request: object, response: StopProviderResponse];
+}
+
+/**
+ * The runtime's handler of each RPC: the decoded request in, the response out, or its bytes encoded
+ * once (a cached answer). One table: an RPC added to `PROVIDER_RPCS` needs its line here and its handler.
+ */
+export type ProviderHandlers = { readonly [N in keyof ProviderRpcMessages]: (request: ProviderRpcMessages[N][0]) => Promise<ProviderRpcMessages[N][1] | Buffer> };
 
 /** A `DynamicValue`'s value: its msgpack, else its JSON, else (an unset message) null. */
 export function fromDynamicValue(message: DynamicValueMessage | null, type: CtyType): Value {
@@ -74,6 +208,7 @@ export function fromDynamicValue(message: DynamicValueMessage | null, type: CtyT
   return null;
 }
 
-export function toDynamicValue(value: Value, type: CtyType): { readonly msgpack: Uint8Array } {
+/** A value as the `DynamicValue` the runtime answers with (msgpack). */
+export function toDynamicValue(value: Value, type: CtyType): DynamicValueAnswer {
   return { msgpack: encodeMsgpack(value, type) };
 }

@@ -1,4 +1,3 @@
-import type { MethodDefinition, ServiceDefinition } from "@grpc/grpc-js";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
@@ -13,15 +12,19 @@ import type protobuf from "protobufjs";
  * integers as numbers, bytes as Buffers.
  */
 export interface Protocol {
-  /** A gRPC service definition, e.g. `service("tfplugin6.Provider")`. */
-  service(fullName: string): ServiceDefinition;
-  /** A message encoded once, to answer with again and again (a handler may answer with the bytes). */
+  /** A service's methods by name, e.g. `service("tfplugin6.Provider")`. */
+  service(fullName: string): Readonly<Record<string, ProtocolMethod>>;
+  /** A message encoded (bytes, a cached answer, pass as they are): to answer with again and again, say. */
   encode(messageName: string, message: object): Buffer;
+  /** A message decoded as a plain object (see above). */
+  decode(messageName: string, bytes: Buffer): unknown;
   /** Loads the message descriptor now (after the handshake, before the first call needs it). */
   warm(): void;
 }
 
-interface MethodEntry {
+/** A method of a service: its path on the wire and its messages' full names. */
+export interface ProtocolMethod {
+  readonly path: string;
   readonly requestType: string;
   readonly responseType: string;
   readonly requestStream: boolean;
@@ -32,8 +35,9 @@ const SERVICES = new URL("./proto/services.json", import.meta.url);
 const DESCRIPTOR = new URL("./proto/protocol.json", import.meta.url);
 const TO_OBJECT: protobuf.IConversionOptions = { longs: Number, enums: String, defaults: true, oneofs: true };
 
+/** The protocol files beside this module (read now: the services; on first use: the messages). */
 export function loadProtocol(): Protocol {
-  const services = readBuilt(SERVICES) as Record<string, Record<string, MethodEntry>>;
+  const services = readBuilt(SERVICES) as Record<string, Record<string, Omit<ProtocolMethod, "path">>>;
   let root: protobuf.Root | undefined;
   const types = new Map<string, protobuf.Type>();
   const typeOf = (name: string) => {
@@ -49,23 +53,12 @@ export function loadProtocol(): Protocol {
   };
   return {
     encode: (messageName, message) => serialize(typeOf(messageName), message),
+    decode: (messageName, bytes) => deserialize(typeOf(messageName), bytes),
     warm: () => void typeOf("tfplugin6.DynamicValue"),
     service(fullName) {
       const methods = services[fullName];
       if (methods === undefined) throw new Error(`service ${fullName} is not in ${fileURLToPath(SERVICES)}: expected one of ${Object.keys(services).join(", ")}`);
-      const definition: Record<string, MethodDefinition<unknown, unknown>> = {};
-      for (const [name, method] of Object.entries(methods)) {
-        definition[name] = {
-          path: `/${fullName}/${name}`,
-          requestStream: method.requestStream,
-          responseStream: method.responseStream,
-          requestSerialize: (message) => serialize(typeOf(method.requestType), message),
-          requestDeserialize: (bytes) => deserialize(typeOf(method.requestType), bytes),
-          responseSerialize: (message) => serialize(typeOf(method.responseType), message),
-          responseDeserialize: (bytes) => deserialize(typeOf(method.responseType), bytes),
-        };
-      }
-      return definition;
+      return Object.fromEntries(Object.entries(methods).map(([name, method]) => [name, { ...method, path: `/${fullName}/${name}` }]));
     },
   };
 }

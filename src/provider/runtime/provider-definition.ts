@@ -29,9 +29,9 @@ export interface PlanRequest<S extends Schema, P> extends CallContext<P> {
   readonly prior: StateOf<S> | null;
   /**
    * The runtime's plan, which is the answer when `plan` returns nothing: terraform's proposed new
-   * state (configuration merged over the prior state, so computed attributes keep their prior
-   * values on update), with computed attributes the configuration leaves null made unknown on
-   * create. Null for `delete`.
+   * state (configuration merged over the prior state) with attributes' defaults, and computed
+   * attributes the configuration leaves null made unknown on create and on an update that changes
+   * something (`useStateForUnknown` ones keep their prior value). Null for `delete`.
    */
   readonly planned: PlannedOf<S> | null;
 }

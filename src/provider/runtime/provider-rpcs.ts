@@ -1,3 +1,5 @@
+import type { ProviderRpcMessages } from "./protocol-messages.js";
+
 /**
  * The RPCs of tfplugin6's `Provider` service the runtime answers (`provider-service.ts`), known
  * before that module loads; the server answers the others UNIMPLEMENTED.
@@ -18,4 +20,4 @@ export const PROVIDER_RPCS = [
   "ImportResourceState",
   "ReadDataSource",
   "StopProvider",
-] as const;
+] as const satisfies ReadonlyArray<keyof ProviderRpcMessages>;

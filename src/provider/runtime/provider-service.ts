@@ -15,19 +15,30 @@ import {
   type ReadResourceRequest,
   type UpgradeResourceStateRequest,
   type ValidateConfigRequest,
+  type ApplyResourceChangeResponse,
+  type DiagnosticsAnswer,
+  type GetFunctionsResponse,
+  type GetMetadataResponse,
+  type GetProviderSchemaResponse,
+  type GetResourceIdentitySchemasResponse,
+  type ImportResourceStateResponse,
+  type PlanResourceChangeResponse,
+  type ReadDataSourceResponse,
+  type ReadResourceResponse,
+  type StopProviderResponse,
+  type UpgradeResourceStateResponse,
+  type ProtocolSchema,
+  type ProviderHandlers,
+  type ServerCapabilities,
 } from "./protocol-messages.js";
 import type { DataSourceType, ProviderDefinition, ResourceType, ServedProvider } from "./provider-definition.js";
-import type { PROVIDER_RPCS } from "./provider-rpcs.js";
 import { applyResourceChange } from "./resource-apply.js";
 import { planResourceChange } from "./resource-plan.js";
 import { schemaToProtocol } from "./schema-protocol.js";
 import { impliedType, schemaProblems, type ConfigOf, type Schema, type StateOf } from "./schema.js";
-import { Session } from "./session.js";
+import { ProcessState } from "./process-state.js";
 import { attempt } from "./thrown-errors.js";
 import { containsUnknown, type Value } from "./value.js";
-
-/** A unary RPC handler: the decoded request in, the answer out (a message object, or bytes encoded once). */
-export type UnaryHandler = (request: never) => Promise<object>;
 
 
 /**
@@ -35,15 +46,15 @@ export type UnaryHandler = (request: never) => Promise<object>;
  * here (identity, moves, ephemeral resources, lists, actions, state stores, functions' calls)
  * are answered UNIMPLEMENTED by the server; terraform 1.11 does not call them.
  */
-export function providerHandlers<P>(served: ServedProvider<P>, protocol: Protocol, log: Logger): Readonly<Record<(typeof PROVIDER_RPCS)[number], UnaryHandler>> {
+export function providerHandlers<P>(served: ServedProvider<P>, protocol: Protocol, log: Logger): ProviderHandlers {
   const definition = served as unknown as RuntimeDefinition<P>;
-  const session = new Session<P>(log);
-  const capabilities = { plan_destroy: true, get_provider_schema_optional: true };
+  const processState = new ProcessState<P>(log);
+  const capabilities: ServerCapabilities = { plan_destroy: true, get_provider_schema_optional: true };
   let schemaAnswer: Buffer | undefined;
 
   const resourceOf = (typeName: string) => lookup(definition.resources, typeName, "resource");
   const dataSourceOf = (typeName: string) => lookup(definition.dataSources, typeName, "data source");
-  const answer = (diagnostics: ReadonlyArray<Diagnostic>, fields: object = {}) => ({ ...fields, diagnostics: diagnostics.map(diagnosticToProtocol) });
+  const answer = (diagnostics: ReadonlyArray<Diagnostic>): DiagnosticsAnswer => ({ diagnostics: diagnostics.map(diagnosticToProtocol) });
 
   const validate = async (what: string, schema: Schema, check: ResourceType<Schema, P>["validate"], config: ValidateConfigRequest["config"]) => {
     const result = await attempt(`${what}: validate`, log, () => check?.({ config: fromDynamicValue(config, impliedType(schema)) as ConfigOf<Schema>, log }));
@@ -51,7 +62,7 @@ export function providerHandlers<P>(served: ServedProvider<P>, protocol: Protoco
   };
 
   return {
-    async GetMetadata() {
+    async GetMetadata(): Promise<GetMetadataResponse> {
       return {
         server_capabilities: capabilities,
         resources: Object.keys(definition.resources).map((type_name) => ({ type_name })),
@@ -60,50 +71,53 @@ export function providerHandlers<P>(served: ServedProvider<P>, protocol: Protoco
       };
     },
 
-    async GetProviderSchema() {
-      schemaAnswer ??= protocol.encode("tfplugin6.GetProviderSchema.Response", {
+    async GetProviderSchema(): Promise<Buffer> {
+      if (schemaAnswer !== undefined) return schemaAnswer;
+      const response: GetProviderSchemaResponse = {
         provider: schemaToProtocol(definition.schema),
         resource_schemas: schemasToProtocol(definition.resources),
         data_source_schemas: schemasToProtocol(definition.dataSources),
         server_capabilities: capabilities,
         diagnostics: definitionProblems<P>(served).map((problem) => diagnosticToProtocol(errorDiagnostic("invalid provider definition", `${problem} (a bug in the provider)`))),
-      });
+      };
+      // encoded once: terraform asks for the schemas several times per process
+      schemaAnswer ??= protocol.encode("tfplugin6.GetProviderSchema.Response", response);
       return schemaAnswer;
     },
 
-    async GetFunctions() {
+    async GetFunctions(): Promise<GetFunctionsResponse> {
       return { functions: {}, diagnostics: [] };
     },
 
-    async GetResourceIdentitySchemas() {
+    async GetResourceIdentitySchemas(): Promise<GetResourceIdentitySchemasResponse> {
       return { identity_schemas: {}, diagnostics: [] };
     },
 
-    async ValidateProviderConfig(request: ValidateConfigRequest) {
+    async ValidateProviderConfig(request: ValidateConfigRequest): Promise<DiagnosticsAnswer> {
       return validate("provider", definition.schema, definition.validate, request.config);
     },
 
-    async ValidateResourceConfig(request: ValidateConfigRequest) {
+    async ValidateResourceConfig(request: ValidateConfigRequest): Promise<DiagnosticsAnswer> {
       const resource = resourceOf(request.type_name);
       if ("unknown" in resource) return answer([resource.unknown]);
       return validate(request.type_name, resource.schema, resource.validate?.bind(resource), request.config);
     },
 
-    async ValidateDataResourceConfig(request: ValidateConfigRequest) {
+    async ValidateDataResourceConfig(request: ValidateConfigRequest): Promise<DiagnosticsAnswer> {
       const dataSource = dataSourceOf(request.type_name);
       if ("unknown" in dataSource) return answer([dataSource.unknown]);
       return validate(request.type_name, dataSource.schema, dataSource.validate?.bind(dataSource), request.config);
     },
 
-    async ConfigureProvider(request: ConfigureProviderRequest) {
+    async ConfigureProvider(request: ConfigureProviderRequest): Promise<DiagnosticsAnswer> {
       const configured = attempt("provider: configure", log, () =>
         definition.configure({ config: fromDynamicValue(request.config, impliedType(definition.schema)) as ConfigOf<Schema>, terraformVersion: request.terraform_version, log }),
       );
-      session.configure(configured.then((result) => (hasErrors(result.diagnostics) ? Promise.reject(new Error("configure failed")) : (result.value as P))));
+      processState.configure(configured.then((result) => (hasErrors(result.diagnostics) ? Promise.reject(new Error("configure failed")) : (result.value as P))));
       return answer((await configured).diagnostics);
     },
 
-    async UpgradeResourceState(request: UpgradeResourceStateRequest) {
+    async UpgradeResourceState(request: UpgradeResourceStateRequest): Promise<UpgradeResourceStateResponse> {
       const resource = resourceOf(request.type_name);
       if ("unknown" in resource) return answer([resource.unknown]);
       const result = await attempt(`${request.type_name}: upgrade state`, log, async () => {
@@ -120,69 +134,70 @@ export function providerHandlers<P>(served: ServedProvider<P>, protocol: Protoco
         }
         return toDynamicValue(decodeJsonValue(state, impliedType(resource.schema)), impliedType(resource.schema));
       });
-      return answer(result.diagnostics, result.value === undefined ? {} : { upgraded_state: result.value });
+      return result.value === undefined ? answer(result.diagnostics) : { upgraded_state: result.value, ...answer(result.diagnostics) };
     },
 
-    async ReadResource(request: ReadResourceRequest) {
+    async ReadResource(request: ReadResourceRequest): Promise<ReadResourceResponse> {
       const resource = resourceOf(request.type_name);
       if ("unknown" in resource) return answer([resource.unknown]);
       const type = impliedType(resource.schema);
       const prior = await attempt(`${request.type_name}: read`, log, () => fromDynamicValue(request.current_state, type));
-      if (prior.value === undefined) return answer(prior.diagnostics, { private: request.private });
+      if (prior.value === undefined) return { private: request.private, ...answer(prior.diagnostics) };
       const priorState = prior.value;
       const result = await attempt(`${request.type_name}: read`, log, async () => {
-        const state: Value = priorState === null ? null : await resource.read({ ...(await session.context()), state: priorState as StateOf<Schema> });
+        const state: Value = priorState === null ? null : await resource.read({ ...(await processState.context()), state: priorState as StateOf<Schema> });
         const unknown = containsUnknown(state);
         if (unknown) throw new Error("read returned a state with unknown values: expected a wholly known state (a bug in the provider)");
         return toDynamicValue(state, type);
       });
       // a failed read keeps the state terraform has
-      return answer(result.diagnostics, { private: request.private, new_state: result.value ?? request.current_state });
+      return { private: request.private, new_state: result.value ?? request.current_state, ...answer(result.diagnostics) };
     },
 
-    async PlanResourceChange(request: PlanResourceChangeRequest) {
+    async PlanResourceChange(request: PlanResourceChangeRequest): Promise<PlanResourceChangeResponse> {
       const resource = resourceOf(request.type_name);
       if ("unknown" in resource) return answer([resource.unknown]);
-      return planResourceChange<P>(request.type_name, resource, request, session);
+      return planResourceChange<P>(request.type_name, resource, request, processState);
     },
 
-    async ApplyResourceChange(request: ApplyResourceChangeRequest) {
+    async ApplyResourceChange(request: ApplyResourceChangeRequest): Promise<ApplyResourceChangeResponse> {
       const resource = resourceOf(request.type_name);
       if ("unknown" in resource) return answer([resource.unknown]);
-      return applyResourceChange<P>(request.type_name, resource, request, session);
+      return applyResourceChange<P>(request.type_name, resource, request, processState);
     },
 
-    async ImportResourceState(request: ImportResourceStateRequest) {
+    async ImportResourceState(request: ImportResourceStateRequest): Promise<ImportResourceStateResponse> {
       const resource = resourceOf(request.type_name);
       if ("unknown" in resource) return answer([resource.unknown]);
       const importState = resource.importState;
       if (importState === undefined) return answer([errorDiagnostic(`${request.type_name} cannot be imported`, `the resource type ${request.type_name} has no import: expected it to be created by terraform`)]);
       const result = await attempt(`${request.type_name}: import`, log, async () => {
-        const state = await importState.call(resource, { ...(await session.context()), id: request.id });
+        const state = await importState.call(resource, { ...(await processState.context()), id: request.id });
         if (state === null) throw new Error(`no ${request.type_name} has the import id ${JSON.stringify(request.id)}`);
         if (containsUnknown(state)) throw new Error("import returned a state with unknown values: expected a wholly known state (a bug in the provider)");
         return toDynamicValue(state, impliedType(resource.schema));
       });
-      return answer(result.diagnostics, result.value === undefined ? {} : { imported_resources: [{ type_name: request.type_name, state: result.value }] });
+      return result.value === undefined ? answer(result.diagnostics) : { imported_resources: [{ type_name: request.type_name, state: result.value }], ...answer(result.diagnostics) };
     },
 
-    async ReadDataSource(request: ReadDataSourceRequest) {
+    async ReadDataSource(request: ReadDataSourceRequest): Promise<ReadDataSourceResponse> {
       const dataSource = dataSourceOf(request.type_name);
       if ("unknown" in dataSource) return answer([dataSource.unknown]);
       const type = impliedType(dataSource.schema);
       const diagnostics: Diagnostic[] = [];
       const result = await attempt(`${request.type_name}: read`, log, async () => {
         const config = fromDynamicValue(request.config, type);
-        const state: Value = await dataSource.read({ ...(await session.context()), config: config as StateOf<Schema> });
+        const state: Value = await dataSource.read({ ...(await processState.context()), config: config as StateOf<Schema> });
         const breaches = readBreaches(dataSource.schema, config, state);
         diagnostics.push(...breaches.map((breach) => errorDiagnostic(`${request.type_name}: invalid data`, `${formatPath(breach.path)} ${breach.problem} (a bug in the provider)`, breach.path)));
         return breaches.length > 0 ? undefined : toDynamicValue(state, type);
       });
-      return answer([...result.diagnostics, ...diagnostics], result.value === undefined ? {} : { state: result.value });
+      const all = answer([...result.diagnostics, ...diagnostics]);
+      return result.value === undefined ? all : { state: result.value, ...all };
     },
 
-    async StopProvider() {
-      session.stop();
+    async StopProvider(): Promise<StopProviderResponse> {
+      processState.stop();
       return { Error: "" };
     },
   };
@@ -197,8 +212,8 @@ type RuntimeDefinition<P> = Omit<ProviderDefinition<Schema, P>, "resources" | "d
   readonly dataSources: Readonly<Record<string, DataSourceType<Schema, P>>>;
 };
 
-function schemasToProtocol(types: Readonly<Record<string, { readonly schema: Schema }>>): Record<string, object> {
-  const schemas: Record<string, object> = {};
+function schemasToProtocol(types: Readonly<Record<string, { readonly schema: Schema }>>): Record<string, ProtocolSchema> {
+  const schemas: Record<string, ProtocolSchema> = {};
   for (const name of Object.keys(types)) schemas[name] = schemaToProtocol(types[name]!.schema);
   return schemas;
 }

@@ -1,10 +1,10 @@
 import { formatPath } from "./attribute-path.js";
 import { diagnosticToProtocol, errorDiagnostic, type Diagnostic } from "./diagnostics.js";
 import { appliedBreaches } from "./plan-rules.js";
-import { fromDynamicValue, toDynamicValue, type ApplyResourceChangeRequest } from "./protocol-messages.js";
+import { fromDynamicValue, toDynamicValue, type ApplyResourceChangeRequest, type ApplyResourceChangeResponse } from "./protocol-messages.js";
 import type { ResourceType } from "./provider-definition.js";
 import { impliedType, type ConfigOf, type PlannedOf, type Schema, type StateOf } from "./schema.js";
-import type { Session } from "./session.js";
+import type { ProcessState } from "./process-state.js";
 import { diagnosticsOfThrown } from "./thrown-errors.js";
 import { containsUnknown, type Value } from "./value.js";
 
@@ -14,7 +14,7 @@ import { containsUnknown, type Value } from "./value.js";
  * fails the answer keeps what is known to exist: nothing after a failed create, the prior state
  * after a failed update or delete.
  */
-export async function applyResourceChange<P>(typeName: string, resource: ResourceType<Schema, P>, request: ApplyResourceChangeRequest, session: Session<P>): Promise<object> {
+export async function applyResourceChange<P>(typeName: string, resource: ResourceType<Schema, P>, request: ApplyResourceChangeRequest, processState: ProcessState<P>): Promise<ApplyResourceChangeResponse> {
   const type = impliedType(resource.schema);
   const base = { private: request.planned_private };
   let prior: Value, planned: Value, config: Value;
@@ -23,7 +23,7 @@ export async function applyResourceChange<P>(typeName: string, resource: Resourc
     planned = fromDynamicValue(request.planned_state, type);
     config = fromDynamicValue(request.config, type);
   } catch (error) {
-    return { ...base, diagnostics: diagnosticsOfThrown(error, `${typeName}: apply`, session.log).map(diagnosticToProtocol) };
+    return { ...base, diagnostics: diagnosticsOfThrown(error, `${typeName}: apply`, processState.log).map(diagnosticToProtocol) };
   }
   const action = planned === null ? "delete" : prior === null ? "create" : "update";
   const answer = (state: Value, diagnostics: ReadonlyArray<Diagnostic>) => ({
@@ -32,7 +32,7 @@ export async function applyResourceChange<P>(typeName: string, resource: Resourc
     diagnostics: diagnostics.map(diagnosticToProtocol),
   });
   try {
-    const call = await session.context();
+    const call = await processState.context();
     if (action === "delete") {
       await resource.delete({ ...call, prior: prior as StateOf<Schema> });
       return answer(null, []);
@@ -47,6 +47,6 @@ export async function applyResourceChange<P>(typeName: string, resource: Resourc
     // a state with unknowns cannot be stored: keep what is known to exist instead
     return answer(containsUnknown(applied) ? (action === "create" ? null : prior) : applied, breaches);
   } catch (error) {
-    return answer(action === "create" ? null : prior, diagnosticsOfThrown(error, `${typeName}: ${action}`, session.log));
+    return answer(action === "create" ? null : prior, diagnosticsOfThrown(error, `${typeName}: ${action}`, processState.log));
   }
 }

@@ -1,25 +1,25 @@
 import { formatPath, pathToProtocol, type AttributePath } from "./attribute-path.js";
 import { diagnosticToProtocol, errorDiagnostic, hasErrors, type Diagnostic } from "./diagnostics.js";
-import { planBreaches, plannedCreate, replacedPaths, type RuleBreach } from "./plan-rules.js";
-import { fromDynamicValue, toDynamicValue, type PlanResourceChangeRequest } from "./protocol-messages.js";
+import { planBreaches, plannedChange, replacedPaths, type RuleBreach } from "./plan-rules.js";
+import { fromDynamicValue, toDynamicValue, type PlanResourceChangeRequest, type PlanResourceChangeResponse } from "./protocol-messages.js";
 import type { CallContext, PlanAction, PlanResult, ResourceType } from "./provider-definition.js";
-import type { Session } from "./session.js";
+import type { ProcessState } from "./process-state.js";
 import { impliedType, type ConfigOf, type PlannedOf, type Schema, type StateOf } from "./schema.js";
 import { attempt, diagnosticsOfThrown } from "./thrown-errors.js";
 import type { Value } from "./value.js";
 
 /**
- * PlanResourceChange: the runtime's plan (`plannedCreate` on create, the proposed state on update,
- * null on delete), adjusted by the resource's `plan`, checked against terraform's rules, with the
- * paths of changed `requiresReplace` attributes. Deletes are planned here too (the provider
+ * PlanResourceChange: the runtime's plan (`plannedChange` on create and update, null on delete),
+ * adjusted by the resource's `plan`, checked against terraform's rules, with the paths of changed
+ * `requiresReplace` attributes. Deletes are planned here too (the provider
  * announces `plan_destroy`), so a resource can refuse one with an error.
  */
 export async function planResourceChange<P>(
   typeName: string,
   resource: ResourceType<Schema, P>,
   request: PlanResourceChangeRequest,
-  session: Session<P>,
-): Promise<object> {
+  processState: ProcessState<P>,
+): Promise<PlanResourceChangeResponse> {
   const what = `${typeName}: plan`;
   const type = impliedType(resource.schema);
   const base = { planned_private: request.prior_private };
@@ -29,12 +29,12 @@ export async function planResourceChange<P>(
     prior = fromDynamicValue(request.prior_state, type);
     proposed = fromDynamicValue(request.proposed_new_state, type);
     config = fromDynamicValue(request.config, type);
-    call = await session.context();
+    call = await processState.context();
   } catch (error) {
-    return { ...base, diagnostics: diagnosticsOfThrown(error, what, session.log).map(diagnosticToProtocol) };
+    return { ...base, diagnostics: diagnosticsOfThrown(error, what, processState.log).map(diagnosticToProtocol) };
   }
   const action: PlanAction = proposed === null ? "delete" : prior === null ? "create" : "update";
-  const planned = action === "create" ? plannedCreate(resource.schema, proposed, config) : action === "update" ? proposed : null;
+  const planned = action === "delete" ? null : plannedChange(resource.schema, prior, proposed, config);
 
   const adjusted = await attempt(what, call.log, () =>
     resource.plan?.({

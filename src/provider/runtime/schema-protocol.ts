@@ -1,12 +1,15 @@
 import { typeToJson } from "./cty-type.js";
-import type { BlockSchema, Schema } from "./schema.js";
+import type { ProtocolBlock, ProtocolSchema } from "./protocol-messages.js";
+import type { BlockSchema, NestedBlockSchema, Schema } from "./schema.js";
+
+const NESTING = { single: "SINGLE", list: "LIST", set: "SET" } as const satisfies Record<NestedBlockSchema["nesting"], string>;
 
 /** The protocol's `Schema` message (tfplugin6.proto) for a schema: an attribute's type is its cty type JSON as bytes. */
-export function schemaToProtocol(schema: Schema): object {
+export function schemaToProtocol(schema: Schema): ProtocolSchema {
   return { version: schema.version ?? 0, block: blockToProtocol(schema) };
 }
 
-function blockToProtocol(block: BlockSchema): object {
+function blockToProtocol(block: BlockSchema): ProtocolBlock {
   return {
     version: 0,
     description: block.description ?? "",
@@ -28,7 +31,7 @@ function blockToProtocol(block: BlockSchema): object {
     block_types: Object.entries(block.blocks ?? {}).map(([name, nested]) => ({
       type_name: name,
       block: blockToProtocol(nested.block),
-      nesting: nested.nesting.toUpperCase(),
+      nesting: NESTING[nested.nesting],
       min_items: nested.minItems ?? 0,
       max_items: nested.maxItems ?? 0,
     })),

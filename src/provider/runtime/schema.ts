@@ -22,6 +22,18 @@ export interface AttributeSchema<T extends CtyType = CtyType> {
    * planned value included) makes terraform replace the resource instead of updating it.
    */
   readonly requiresReplace?: boolean;
+  /**
+   * Resources only, computed attributes only: the value planned when the configuration leaves the
+   * attribute null, on create and on update (terraform-plugin-framework's `Default`), instead of an
+   * unknown value.
+   */
+  readonly default?: Value;
+  /**
+   * Resources only, computed attributes only: on an update that changes something, plan the prior
+   * value instead of an unknown one (terraform-plugin-framework's `UseStateForUnknown` plan
+   * modifier), for values that an update never changes (an ID, say).
+   */
+  readonly useStateForUnknown?: boolean;
 }
 
 /** A nested block (`rule { ... }` in configuration): one object, or a list or set of objects. */
@@ -146,6 +158,11 @@ function blockProblems(block: BlockSchema, where: string, kind: string, problems
     if (required && (optional || computed)) problems.push(`${at} is required and also ${optional ? "optional" : "computed"}: expected required alone`);
     if (!required && !optional && !computed) problems.push(`${at} is neither required, optional nor computed: expected one of them`);
     if (attribute.requiresReplace && kind !== "resource") problems.push(`${at} requires replacement, which only a resource can: expected no requiresReplace`);
+    for (const modifier of ["default", "useStateForUnknown"] as const) {
+      if (attribute[modifier] === undefined) continue;
+      if (kind !== "resource") problems.push(`${at} has ${modifier}, which only a resource's plan uses: expected none in a ${kind}`);
+      else if (!computed) problems.push(`${at} has ${modifier} but is not computed: expected computed (optional and computed for a default), as only the provider may plan a value the configuration does not set`);
+    }
   }
   for (const [name, nested] of Object.entries(block.blocks ?? {})) {
     const at = `${where}: block ${JSON.stringify(name)}`;

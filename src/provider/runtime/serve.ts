@@ -1,14 +1,14 @@
-import { Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import { closeSync } from "node:fs";
 import { basename } from "node:path";
-import { goPluginServices } from "./go-plugin-services.js";
+import { goPluginMethods } from "./go-plugin-services.js";
+import { startGrpcServer } from "./grpc-server.js";
 import { checkHandshake, handshakeLine } from "./handshake.js";
 import { hclogLogger, logLevelFromEnvironment, type Logger } from "./hclog.js";
 import { watchParent } from "./parent-watch.js";
 import { loadProtocol } from "./protocol.js";
 import type { ServedProvider } from "./provider-definition.js";
 import { PROVIDER_RPCS } from "./provider-rpcs.js";
-import type { UnaryHandler } from "./provider-service.js";
+import type { ProviderHandlers } from "./protocol-messages.js";
 import { selfSignedCertificate } from "./self-signed-certificate.js";
 
 /** Where the plugin's process talks; the process's own by default (tests pass others). */
@@ -18,6 +18,8 @@ export interface ServeOptions {
   readonly stderr?: { write(text: string): unknown };
   /** Called with the exit code when the plugin is done (default `process.exit`). */
   readonly exit?: (code: number) => void;
+  /** The organisation named in the plugin's TLS certificate (default "terraform-provider"). */
+  readonly certificateOrganization?: string;
 }
 
 /**
@@ -41,56 +43,40 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
     return;
   }
   const log = hclogLogger((line) => stderr.write(line), logLevelFromEnvironment(env));
-  const certificate = handshake.clientCertificatePem === undefined ? undefined : selfSignedCertificate();
+  const certificate = handshake.clientCertificatePem === undefined ? undefined : selfSignedCertificate({ organization: options.certificateOrganization });
   const protocol = loadProtocol();
-  // channelz (gRPC's introspection service) is off: it books every call, and terraform makes thousands
-  const server = new Server({ "grpc.max_receive_message_length": -1, "grpc.max_send_message_length": -1, "grpc.enable_channelz": 0 });
 
-  let handlers: Promise<Readonly<Record<string, UnaryHandler>>> | undefined;
-  const provider: UntypedServiceImplementation = {};
-  for (const name of PROVIDER_RPCS) {
-    provider[name] = (call: ServerUnaryCall<unknown, object>, callback: sendUnaryData<object>) => {
-      handlers ??= startProvider<P>(load, protocol, log);
-      handlers
-        .then((table) => table[name]!(call.request as never))
-        .then(
-          (answer) => callback(null, answer),
-          (error: unknown) => {
-            log.error(`${name} failed`, { error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-            callback({ code: status.INTERNAL, details: `${name} failed: ${error instanceof Error ? error.message : String(error)}` });
-          },
-        );
-    };
+  let handlers: Promise<ProviderHandlers> | undefined;
+  const methods = goPluginMethods(protocol, log, () => shutdown());
+  for (const [name, method] of Object.entries(protocol.service("tfplugin6.Provider"))) {
+    if (!(PROVIDER_RPCS as ReadonlyArray<string>).includes(name)) continue; // answered UNIMPLEMENTED
+    methods.set(method.path, {
+      kind: "unary",
+      decode: (bytes) => protocol.decode(method.requestType, bytes),
+      encode: (answer) => protocol.encode(method.responseType, answer as object),
+      call: async (request) => {
+        handlers ??= startProvider<P>(load, protocol, log);
+        return (await handlers)[name as (typeof PROVIDER_RPCS)[number]](request as never);
+      },
+    });
   }
 
+  if (certificate === undefined) log.warn("PLUGIN_CLIENT_CERT is not set: serving without TLS, as go-plugin does");
+  const server = await startGrpcServer(methods, {
+    tls: certificate === undefined ? undefined : { key: certificate.privateKeyPem, certificate: certificate.certificatePem, clientCertificate: handshake.clientCertificatePem! },
+    onError: (path, error) => log.error(`${path.slice(path.lastIndexOf("/") + 1)} failed`, { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+  });
   const shutdown = () => {
     log.debug("plugin shutting down");
     if (options.stdout === undefined) releaseStdout(log);
-    plugin.endStreams();
-    server.tryShutdown(() => exit(0));
+    void server.close().then(() => exit(0));
     setTimeout(() => {
-      server.forceShutdown();
+      server.destroy();
       exit(0);
     }, 2_000).unref();
   };
-  const plugin = goPluginServices(log, shutdown);
-  server.addService(protocol.service("tfplugin6.Provider"), provider);
-  server.addService(protocol.service("plugin.GRPCController"), plugin.controller);
-  server.addService(protocol.service("plugin.GRPCStdio"), plugin.stdio);
-  server.addService(protocol.service("plugin.GRPCBroker"), plugin.broker);
-
-  const credentials =
-    certificate === undefined
-      ? ServerCredentials.createInsecure()
-      : ServerCredentials.createSsl(
-          Buffer.from(handshake.clientCertificatePem!),
-          [{ private_key: Buffer.from(certificate.privateKeyPem), cert_chain: Buffer.from(certificate.certificatePem) }],
-          true,
-        );
-  if (certificate === undefined) log.warn("PLUGIN_CLIENT_CERT is not set: serving without TLS, as go-plugin does");
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync("127.0.0.1:0", credentials, (error, bound) => (error ? reject(error) : resolve(bound))));
-  stdout.write(handshakeLine(port, certificate?.der));
-  log.debug("plugin listening", { address: `127.0.0.1:${port}`, tls: certificate !== undefined });
+  stdout.write(handshakeLine(server.port, certificate?.der));
+  log.debug("plugin listening", { address: `127.0.0.1:${server.port}`, tls: certificate !== undefined });
 
   handlers ??= startProvider<P>(load, protocol, log);
   setImmediate(() => {

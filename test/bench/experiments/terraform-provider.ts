@@ -98,36 +98,49 @@ const series = (): Series => ({ apply: [], plan: [], planReads: [] });
  * against `converge apply` / `converge plan` of the same desired state; with the requests each
  * no-change plan sends.
  */
+/**
+ * Provider executables timed beside the installed provider, each through terraform's dev_overrides
+ * against a service of its own: one line each (a packaged provider's executable, say). The protocol
+ * floor is the runtime with every resource's work taken out.
+ */
+const OVERRIDDEN_PROVIDERS: ReadonlyArray<{ readonly label: string; readonly command: ReadonlyArray<string> }> = [
+  { label: "protocol floor", command: [process.execPath, resolve(import.meta.dirname, "../floor-provider.js")] },
+];
+
 export const terraformProvider: BenchExperiment = {
   name: "terraform-provider",
   description: "terraform apply from empty and no-change plan with the converge provider (100 and 1,000 routes + integrations) vs terraform_data, the protocol floor, and converge apply / plan",
   async run({ rounds }) {
     const problems: string[] = [];
     const home = await mkdtemp(join(tmpdir(), "converge-bench-provider-"));
-    const results: Array<{ size: Size; provider: Series; floor: Series; data: Series; converge: Series }> = [];
+    const results: Array<{ size: Size; provider: Series; overridden: Series[]; data: Series; converge: Series }> = [];
     try {
       const cliConfig = join(home, "terraformrc");
-      const floorDir = join(home, "floor");
-      await mkdir(floorDir);
-      await writeFile(join(floorDir, "terraform-provider-converge"), `#!/bin/sh\nexec ${process.execPath} ${resolve(import.meta.dirname, "../floor-provider.js")} "$@"\n`, { mode: 0o755 });
-      const floorConfig = join(home, "floor.tfrc");
+      const overrideConfigs: string[] = [];
+      for (const [index, { command }] of OVERRIDDEN_PROVIDERS.entries()) {
+        const executableDir = join(home, `overridden-${index}`);
+        await mkdir(executableDir);
+        await writeFile(join(executableDir, "terraform-provider-converge"), `#!/bin/sh\nexec ${command.map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(" ")} "$@"\n`, { mode: 0o755 });
+        const config = join(home, `overridden-${index}.tfrc`);
+        await writeFile(config, `provider_installation {\n  dev_overrides {\n    "converge/converge" = "${executableDir}"\n  }\n  direct {}\n}\n`);
+        overrideConfigs.push(config);
+      }
       await writeFile(cliConfig, "");
-      await writeFile(floorConfig, `provider_installation {\n  dev_overrides {\n    "converge/converge" = "${floorDir}"\n  }\n  direct {}\n}\n`);
       const baseEnv = { PATH: process.env.PATH ?? "", HOME: home, CHECKPOINT_DISABLE: "1", TF_IN_AUTOMATION: "1", CONVERGE_TOKEN: ESTATE_TOKEN };
       const install = await runProcess(process.execPath, [builtCliPath(), "provider", "install"], { env: baseEnv });
       if (install.code !== 0) throw new Error(`converge provider install exited ${install.code}: ${install.stderr}`);
 
       for (const size of SIZES) {
-        const result = { size, provider: series(), floor: series(), data: series(), converge: series() };
+        const result = { size, provider: series(), overridden: OVERRIDDEN_PROVIDERS.map(() => series()), data: series(), converge: series() };
         results.push(result);
-        const dirs = { provider: join(home, `provider-${size.resources}`), floor: join(home, `floor-${size.resources}`), data: join(home, `data-${size.resources}`), desired: join(home, `desired-${size.resources}`) };
-        for (const dir of Object.values(dirs)) await mkdir(dir);
+        const dirs = { provider: join(home, `provider-${size.resources}`), data: join(home, `data-${size.resources}`), desired: join(home, `desired-${size.resources}`) };
+        const overriddenDirs = OVERRIDDEN_PROVIDERS.map((_, index) => join(home, `overridden-${index}-${size.resources}`));
+        for (const dir of [...Object.values(dirs), ...overriddenDirs]) await mkdir(dir);
         await writeFile(join(dirs.provider, "main.tf"), providerConfig(size));
-        await writeFile(join(dirs.floor, "main.tf"), providerConfig(size));
+        for (const dir of overriddenDirs) await writeFile(join(dir, "main.tf"), providerConfig(size));
         await writeFile(join(dirs.data, "main.tf"), terraformDataConfig(size));
         await writeFile(join(dirs.desired, "estate.yaml"), desiredState(size));
         const env = { ...baseEnv, TF_CLI_CONFIG_FILE: cliConfig };
-        const floorEnv = { ...baseEnv, TF_CLI_CONFIG_FILE: floorConfig };
         for (const [dir, dirEnv] of [[dirs.provider, env], [dirs.data, env]] as const) {
           const init = await runTerraform(["init", "-input=false", "-no-color"], dir, dirEnv);
           if (init.code !== 0) throw new Error(`terraform init in ${dir} exited ${init.code}: ${init.output.slice(-600)}`);
@@ -152,15 +165,18 @@ export const terraformProvider: BenchExperiment = {
               result.provider.plan.push(planned.wallMs);
               result.provider.planReads.push(reads(service));
             }),
-            async () => {
-              await rm(join(dirs.floor, "terraform.tfstate"), { force: true });
-              const applied = await runTerraform(["apply", "-auto-approve", "-input=false", "-no-color"], dirs.floor, floorEnv);
-              check("floor apply", applied, 0);
-              const planned = await runTerraform(["plan", "-detailed-exitcode", "-input=false", "-no-color"], dirs.floor, floorEnv);
-              check("floor plan", planned, 0);
-              result.floor.apply.push(applied.wallMs);
-              result.floor.plan.push(planned.wallMs);
-            },
+            ...OVERRIDDEN_PROVIDERS.map(({ label }, index) => () => withService(async (service) => {
+              const dir = overriddenDirs[index]!;
+              await rm(join(dir, "terraform.tfstate"), { force: true });
+              const overriddenEnv = { ...baseEnv, TF_CLI_CONFIG_FILE: overrideConfigs[index]!, CONVERGE_ENDPOINT: service.url };
+              service.requests.recordBodies = false;
+              const applied = await runTerraform(["apply", "-auto-approve", "-input=false", "-no-color"], dir, overriddenEnv);
+              check(`${label} apply`, applied, 0);
+              const planned = await runTerraform(["plan", "-detailed-exitcode", "-input=false", "-no-color"], dir, overriddenEnv);
+              check(`${label} plan`, planned, 0);
+              result.overridden[index]!.apply.push(applied.wallMs);
+              result.overridden[index]!.plan.push(planned.wallMs);
+            })),
             async () => {
               await rm(join(dirs.data, "terraform.tfstate"), { force: true });
               const applied = await runTerraform(["apply", "-auto-approve", "-input=false", "-no-color"], dirs.data, env);
@@ -183,7 +199,7 @@ export const terraformProvider: BenchExperiment = {
             }),
           ];
           for (let k = 0; k < ways.length; k += 1) await ways[(k + round) % ways.length]!();
-          process.stderr.write(`terraform-provider ${size.resources}: round ${round + 1}/${rounds}: provider apply ${Math.round(result.provider.apply.at(-1)!)} ms, plan ${Math.round(result.provider.plan.at(-1)!)} ms (${result.provider.planReads.at(-1)} reads); terraform_data ${Math.round(result.data.apply.at(-1)!)} / ${Math.round(result.data.plan.at(-1)!)} ms; floor ${Math.round(result.floor.apply.at(-1)!)} / ${Math.round(result.floor.plan.at(-1)!)} ms; converge ${Math.round(result.converge.apply.at(-1)!)} / ${Math.round(result.converge.plan.at(-1)!)} ms (${result.converge.planReads.at(-1)} reads)\n`);
+          process.stderr.write(`terraform-provider ${size.resources}: round ${round + 1}/${rounds}: provider apply ${Math.round(result.provider.apply.at(-1)!)} ms, plan ${Math.round(result.provider.plan.at(-1)!)} ms (${result.provider.planReads.at(-1)} reads); terraform_data ${Math.round(result.data.apply.at(-1)!)} / ${Math.round(result.data.plan.at(-1)!)} ms; ${OVERRIDDEN_PROVIDERS.map(({ label }, index) => `${label} ${Math.round(result.overridden[index]!.apply.at(-1)!)} / ${Math.round(result.overridden[index]!.plan.at(-1)!)} ms; `).join("")}converge ${Math.round(result.converge.apply.at(-1)!)} / ${Math.round(result.converge.plan.at(-1)!)} ms (${result.converge.planReads.at(-1)} reads)\n`);
         }
       }
     } finally {
@@ -192,12 +208,12 @@ export const terraformProvider: BenchExperiment = {
 
     const ms = (values: number[]) => `${(median(values) / 1000).toFixed(2)} s`;
     const ratio = (a: number[], b: number[]) => (median(a) / median(b)).toFixed(2);
-    const rows = results.flatMap(({ size, provider, floor, data, converge }) => {
+    const rows = results.flatMap(({ size, provider, overridden, data, converge }) => {
       const applyRatio = median(provider.apply) / median(data.apply);
       const planRatio = median(provider.plan) / median(data.plan);
       return [
-        `| ${size.resources} | apply from empty | ${ms(provider.apply)} | ${ms(data.apply)} | ${ratio(provider.apply, data.apply)} (goal ≤ 1.5: ${applyRatio <= 1.5 ? "met" : "NOT met"}) | ${ms(floor.apply)} | ${ms(converge.apply)} |`,
-        `| ${size.resources} | no-change plan | ${ms(provider.plan)} | ${ms(data.plan)} | ${ratio(provider.plan, data.plan)} (goal ≤ 1.5: ${planRatio <= 1.5 ? "met" : "NOT met"}) | ${ms(floor.plan)} | ${ms(converge.plan)} |`,
+        `| ${size.resources} | apply from empty | ${ms(provider.apply)} | ${ms(data.apply)} | ${ratio(provider.apply, data.apply)} (goal ≤ 1.5: ${applyRatio <= 1.5 ? "met" : "NOT met"}) | ${overridden.map((timed) => `${ms(timed.apply)} | `).join("")}${ms(converge.apply)} |`,
+        `| ${size.resources} | no-change plan | ${ms(provider.plan)} | ${ms(data.plan)} | ${ratio(provider.plan, data.plan)} (goal ≤ 1.5: ${planRatio <= 1.5 ? "met" : "NOT met"}) | ${overridden.map((timed) => `${ms(timed.plan)} | `).join("")}${ms(converge.plan)} |`,
       ];
     });
     const readRows = results.map(({ size, provider, converge }) => {
@@ -208,10 +224,10 @@ export const terraformProvider: BenchExperiment = {
     const markdown = [
       "### Terraform provider: terraform apply and plan of routes and integrations",
       "",
-      `Routes and integrations (half each, each route targeting its integration; 100 in one HTTP API, 1,000 over 4), against the embedded service in the bench process with no latency or throttle; ${rounds} rounds, the four ways in rotating order, each from empty; medians. terraform_data: as many resources of terraform's built-in type (no provider process, no I/O). Protocol floor: the same provider and schemas with every resource's work taken out (test/bench/floor-provider.ts).`,
+      `Routes and integrations (half each, each route targeting its integration; 100 in one HTTP API, 1,000 over 4), against the embedded service in the bench process with no latency or throttle; ${rounds} rounds, the ways in rotating order, each from empty; medians. terraform_data: as many resources of terraform's built-in type (no provider process, no I/O). Protocol floor: the same provider and schemas with every resource's work taken out (test/bench/floor-provider.ts).`,
       "",
-      "| resources | run | converge provider | terraform_data | ratio | protocol floor | converge CLI |",
-      "| --- | --- | --- | --- | --- | --- | --- |",
+      `| resources | run | converge provider | terraform_data | ratio | ${OVERRIDDEN_PROVIDERS.map(({ label }) => `${label} | `).join("")}converge CLI |`,
+      `| --- | --- | --- | --- | --- | ${OVERRIDDEN_PROVIDERS.map(() => "--- | ").join("")}--- |`,
       ...rows,
       "",
       "Requests a no-change plan sends (reads; the provider's include its one GetApis):",

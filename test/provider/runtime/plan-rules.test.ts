@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { types } from "../../../src/provider/runtime/cty-type.js";
-import { appliedBreaches, planBreaches, plannedCreate, readBreaches, replacedPaths } from "../../../src/provider/runtime/plan-rules.js";
-import type { Schema } from "../../../src/provider/runtime/schema.js";
+import { appliedBreaches, planBreaches, plannedChange, readBreaches, replacedPaths } from "../../../src/provider/runtime/plan-rules.js";
+import { schemaProblems, type Schema } from "../../../src/provider/runtime/schema.js";
 import { UNKNOWN } from "../../../src/provider/runtime/value.js";
 
 const schema: Schema = {
@@ -16,10 +16,51 @@ const schema: Schema = {
 };
 const object = (values: Record<string, unknown>) => ({ id: null, name: null, size: null, note: null, token: null, rule: [], ...values }) as never;
 
-describe("plannedCreate", () => {
-  it("makes computed attributes the configuration leaves null unknown, in nested blocks too, and keeps the rest", () => {
+describe("plannedChange", () => {
+  it("on create makes computed attributes the configuration leaves null unknown, in nested blocks too, and keeps the rest", () => {
     const config = object({ name: "a", size: 3, rule: [{ port: 1, label: null }] });
-    expect(plannedCreate(schema, config, config)).toEqual(object({ id: UNKNOWN, name: "a", size: 3, rule: [{ port: 1, label: UNKNOWN }] }));
+    expect(plannedChange(schema, null, config, config)).toEqual(object({ id: UNKNOWN, name: "a", size: 3, rule: [{ port: 1, label: UNKNOWN }] }));
+  });
+
+  const modified: Schema = {
+    attributes: {
+      id: { type: types.string, computed: true, useStateForUnknown: true },
+      name: { type: types.string, required: true },
+      status: { type: types.string, computed: true },
+      tier: { type: types.string, optional: true, computed: true, default: "basic" },
+    },
+  };
+  const values = (fields: Record<string, unknown>): Record<string, never> => ({ id: null, name: null, status: null, tier: null, ...fields }) as never;
+
+  it("on an update that changes something makes computed attributes unknown, keeps useStateForUnknown ones, and plans defaults", () => {
+    const prior = values({ id: "x1", name: "a", status: "ready", tier: "gold" });
+    const config = values({ name: "b" });
+    expect(plannedChange(modified, prior, { ...prior, name: "b" }, config)).toEqual(values({ id: "x1", name: "b", status: UNKNOWN, tier: "basic" }));
+  });
+
+  it("on an update that changes nothing plans the prior state, and a default the configuration leaves out counts as a change from another value", () => {
+    const prior = values({ id: "x1", name: "a", status: "ready", tier: "basic" });
+    expect(plannedChange(modified, prior, prior, values({ name: "a" }))).toEqual(prior);
+    const gold = values({ id: "x1", name: "a", status: "ready", tier: "gold" });
+    expect(plannedChange(modified, gold, gold, values({ name: "a" }))).toEqual(values({ id: "x1", name: "a", status: UNKNOWN, tier: "basic" }));
+  });
+
+  it("on create plans defaults, keeps a configured value over the default, and leaves a useStateForUnknown attribute unknown", () => {
+    expect(plannedChange(modified, null, values({ name: "a" }), values({ name: "a" }))).toEqual(values({ id: UNKNOWN, name: "a", status: UNKNOWN, tier: "basic" }));
+    expect(plannedChange(modified, null, values({ name: "a", tier: "gold" }), values({ name: "a", tier: "gold" }))).toEqual(values({ id: UNKNOWN, name: "a", status: UNKNOWN, tier: "gold" }));
+  });
+});
+
+describe("schemaProblems of plan modifiers", () => {
+  it("refuses a default or useStateForUnknown on an attribute that is not computed, or outside a resource", () => {
+    const schemaWith = (attribute: object): Schema => ({ attributes: { tier: { type: types.string, ...attribute } } });
+    expect(schemaProblems(schemaWith({ optional: true, default: "basic" }), "resource toy_x", "resource")).toEqual([
+      'resource toy_x: attribute "tier" has default but is not computed: expected computed (optional and computed for a default), as only the provider may plan a value the configuration does not set',
+    ]);
+    expect(schemaProblems(schemaWith({ computed: true, useStateForUnknown: true }), "data source toy_y", "data source")).toEqual([
+      'data source toy_y: attribute "tier" has useStateForUnknown, which only a resource\'s plan uses: expected none in a data source',
+    ]);
+    expect(schemaProblems(schemaWith({ optional: true, computed: true, default: "basic", useStateForUnknown: true }), "resource toy_x", "resource")).toEqual([]);
   });
 });
 

@@ -211,7 +211,7 @@ describe("values over MessagePack (cty's encoding)", () => {
     );
   });
 
-  it("plans an update with the proposed state as it is: computed values kept, no replacement", async () => {
+  it("plans an update that changes something as the framework does: computed values unknown, those marked useStateForUnknown kept, no replacement", async () => {
     const prior = kitchen({ id: str("kitchen"), derived: str("derived"), text: str("t") });
     const proposed = kitchen({ id: str("kitchen"), derived: str("derived"), text: str("u") });
     const answer = await plugin.call<Answer & { planned_state: DynamicValue; requires_replace: unknown[] }>("PlanResourceChange", {
@@ -221,7 +221,20 @@ describe("values over MessagePack (cty's encoding)", () => {
       config: { msgpack: kitchen({ text: str("u") }) },
     });
     expect(answer.diagnostics).toEqual([]);
-    expect(answer.planned_state!.msgpack.equals(proposed)).toBe(true);
+    expect(answer.requires_replace).toEqual([]);
+    expect(answer.planned_state!.msgpack.toString("hex")).toBe(kitchen({ id: str("kitchen"), derived: UNKNOWN_BYTES, text: str("u") }).toString("hex"));
+  });
+
+  it("plans an update that changes nothing as the prior state, computed values kept", async () => {
+    const prior = kitchen({ id: str("kitchen"), derived: str("derived"), text: str("t") });
+    const answer = await plugin.call<Answer & { planned_state: DynamicValue }>("PlanResourceChange", {
+      type_name: "toy_kitchen",
+      prior_state: { msgpack: prior },
+      proposed_new_state: { msgpack: prior },
+      config: { msgpack: kitchen({ text: str("t") }) },
+    });
+    expect(answer.diagnostics).toEqual([]);
+    expect(answer.planned_state!.msgpack.equals(prior)).toBe(true);
   });
 
   it("reads a resource that is gone as null", async () => {
@@ -412,6 +425,20 @@ describe("shutdown", () => {
     const lines = own.stderr().trim().split("\n").map((line) => JSON.parse(line) as Record<string, string>);
     expect(lines.map((line) => line["@message"])).toContain("terraform asked the plugin to shut down");
     for (const line of lines) expect(line["@timestamp"]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+  });
+
+  it("holds go-plugin's stdio stream open, silent, after the client's request, and ends it with status OK at Shutdown", async () => {
+    const own = await startPlugin();
+    const stream = own.client("GRPCStdio").makeServerStreamRequest("/plugin.GRPCStdio/StreamStdio", () => Buffer.alloc(0), (bytes: Buffer) => bytes, {});
+    const events: string[] = [];
+    stream.on("data", () => events.push("data"));
+    const ended = new Promise<number>((resolveStatus) => stream.on("status", (status: { code: number }) => (events.push("status"), resolveStatus(status.code))));
+    await new Promise((resolveWait) => setTimeout(resolveWait, 300));
+    expect(events).toEqual([]);
+    await own.call("Shutdown", {}, "GRPCController");
+    await expect(ended).resolves.toBe(0);
+    expect(events).toEqual(["status"]);
+    await expect(own.exited).resolves.toBe(0);
   });
 
   it("exits when terraform goes away without calling Shutdown (its parent dies)", async () => {

@@ -2,13 +2,23 @@
 // writes protocol.json, their protobufjs descriptor, which the runtime loads instead of parsing
 // .proto text, and services.json, the services' methods, which is all it reads before its handshake
 // (src/provider/runtime/proto/README.md).
+//
+//     node build-protocol.mjs TARGET_DIR
+//
+// TARGET_DIR is the `proto` directory beside the compiled runtime (protocol.ts reads
+// `./proto/services.json` relative to itself); the sources are this file's own directory.
 import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import protobuf from "protobufjs";
 
-const root = resolve(import.meta.dirname, "../../../..");
-const source = join(root, "src/provider/runtime/proto");
-const target = join(root, "dist/src/provider/runtime/proto");
+const [targetArgument] = process.argv.slice(2);
+if (targetArgument === undefined || targetArgument === "") {
+  process.stderr.write("build-protocol.mjs: received no target directory: expected `node build-protocol.mjs TARGET_DIR`, the proto directory beside the compiled runtime\n");
+  process.exit(2);
+}
+const join = (...parts) => resolve(...parts);
+const source = import.meta.dirname;
+const target = resolve(targetArgument);
 const files = readdirSync(source).filter((name) => name.endsWith(".proto") || name === "README.md").sort();
 
 mkdirSync(target, { recursive: true });

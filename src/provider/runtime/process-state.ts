@@ -6,7 +6,7 @@ import type { CallContext } from "./provider-definition.js";
  * One provider process's state, shared by its concurrent calls: what `configure` returned (set once
  * by ConfigureProvider) and the signal StopProvider aborts.
  */
-export class Session<P> {
+export class ProcessState<P> {
   readonly #stop = new AbortController();
   #configured: Promise<P> | undefined;
 

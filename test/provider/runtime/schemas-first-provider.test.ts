@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deferredProvider, schemasOf } from "../../../src/provider/runtime/deferred-provider.js";
+import { schemasFirstProvider, schemasOf } from "../../../src/provider/runtime/schemas-first-provider.js";
 import type { ServedProvider } from "../../../src/provider/runtime/index.js";
 import { types } from "../../../src/provider/runtime/index.js";
 
@@ -26,7 +26,7 @@ const real: ServedProvider<string> = {
 describe("a deferred provider", () => {
   it("answers with the schemas and loads nothing until a call needs more, then loads once and passes every call on", async () => {
     let loads = 0;
-    const deferred = deferredProvider(JSON.parse(JSON.stringify(schemasOf(real))), async () => {
+    const deferred = schemasFirstProvider(JSON.parse(JSON.stringify(schemasOf(real))), async () => {
       loads += 1;
       return real;
     });
@@ -41,7 +41,7 @@ describe("a deferred provider", () => {
   });
 
   it("refuses an import of a resource whose definition has none, naming it", async () => {
-    const deferred = deferredProvider(schemasOf(real), async () => real);
+    const deferred = schemasFirstProvider(schemasOf(real), async () => real);
     await expect(deferred.resources.toy_thing!.importState!({} as never)).rejects.toThrow("toy_thing cannot be imported");
   });
 });

@@ -9,7 +9,7 @@ export interface ProviderSchemas {
   readonly dataSources: Readonly<Record<string, Schema>>;
 }
 
-/** The schemas of a provider definition, for `deferredProvider` (written at build time, say). */
+/** The schemas of a provider definition, for `schemasFirstProvider` (written at build time, say). */
 export function schemasOf<P>(definition: ServedProvider<P>): ProviderSchemas {
   const schemas = (listed: Readonly<Record<string, { readonly schema: Schema }>>) => Object.fromEntries(Object.entries(listed).map(([name, entry]) => [name, entry.schema]));
   return { name: definition.name, provider: definition.schema, resources: schemas(definition.resources), dataSources: schemas(definition.dataSources) };
@@ -21,7 +21,7 @@ export function schemasOf<P>(definition: ServedProvider<P>): ProviderSchemas {
  * per command, the first time only for its schemas: that start then loads none of the provider's
  * code. `schemas` must be the definition's own (see `schemasOf`); every call is passed on as is.
  */
-export function deferredProvider<P>(schemas: ProviderSchemas, load: () => Promise<ServedProvider<P>>): ServedProvider<P> {
+export function schemasFirstProvider<P>(schemas: ProviderSchemas, load: () => Promise<ServedProvider<P>>): ServedProvider<P> {
   let loaded: Promise<ServedProvider<P>> | undefined;
   const definition = () => (loaded ??= load());
   const resource = (name: string, schema: Schema): ListedResource<P> => {
