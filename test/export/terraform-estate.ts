@@ -77,16 +77,7 @@ export async function buildTerraformEstate(clients: Clients, pairs: number): Pro
     routeResponseSelectionExpression: "$default",
   });
   await gateway.createRoute(ws, { routeKey: "$default", target: target("wsProxy") });
-  for (let i = 0; i < pairs; i += 1) {
-    const integration = await gateway.createIntegration(http, {
-      integrationType: "HTTP_PROXY",
-      integrationUri: `https://svc-${i}.internal.example/api`,
-      integrationMethod: "ANY",
-      payloadFormatVersion: "1.0",
-    });
-    made[`svc-${i}`] = integration;
-    await gateway.createRoute(http, { routeKey: `GET /items-${i}/{id}`, target: `integrations/${integration.integrationId}` });
-  }
+  Object.assign(made, await buildPairs(clients, http, pairs));
 
   for (const [accountId, types] of [[ESTATE_ACCOUNTS.self, ["BILLING", "OPERATIONS", "SECURITY"]], [ESTATE_ACCOUNTS.member, ["BILLING", "SECURITY"]]] as const) {
     for (const type of types) {
@@ -102,5 +93,21 @@ export async function buildTerraformEstate(clients: Clients, pairs: number): Pro
   }
   await account.enableRegion({ RegionName: "ap-east-1" });
   await account.enableRegion({ AccountId: ESTATE_ACCOUNTS.member, RegionName: "il-central-1" });
+  return made;
+}
+
+/** `count` HTTP_PROXY integrations of an HTTP API, each with a route (`GET /items-N/{id}`) targeting it. */
+export async function buildPairs(clients: Clients, apiId: string, count: number, first = 0): Promise<Record<string, Integration>> {
+  const made: Record<string, Integration> = {};
+  for (let i = first; i < first + count; i += 1) {
+    const integration = await clients.gateway.createIntegration(apiId, {
+      integrationType: "HTTP_PROXY",
+      integrationUri: `https://svc-${i}.internal.example/api`,
+      integrationMethod: "ANY",
+      payloadFormatVersion: "1.0",
+    });
+    made[`svc-${i}`] = integration;
+    await clients.gateway.createRoute(apiId, { routeKey: `GET /items-${i}/{id}`, target: `integrations/${integration.integrationId}` });
+  }
   return made;
 }
