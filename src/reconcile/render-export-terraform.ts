@@ -4,7 +4,7 @@ import { commentedHcl, hclIdentifier, hclReference, hclTemplate, renderHcl, type
 import { ALTERNATE_CONTACT_SERVICE_NAMES } from "../desired/kinds/alternate-contact.js";
 import { REGION_OPT_IN_SERVICE_NAMES } from "../desired/kinds/region-opt-in.js";
 import { AlternateContactSpec, RegionOptInDocument } from "../desired/schema.js";
-import { attributeValue, fieldAttribute, HEAD_ATTRIBUTES, PROVIDER_SOURCE } from "../desired/terraform-attributes.js";
+import { attributeValue, fieldAttribute, HEAD_ATTRIBUTES, requiredProvidersBlock } from "../desired/terraform-attributes.js";
 import type { ExportedDocument, ExportedFile } from "./export.js";
 import type { LiveState } from "./model.js";
 
@@ -110,7 +110,7 @@ export function renderExportAsTerraform(files: ReadonlyArray<ExportedFile>, live
 function providerBody(): HclBodyItem[] {
   return [
     { comment: ["converge's provider: `converge provider install` puts it where terraform init finds it, with no network."] },
-    { block: "terraform", body: [{ block: "required_providers", body: [{ attribute: "converge", value: { source: PROVIDER_SOURCE } }] }] },
+    requiredProvidersBlock(),
     { blank: true },
     {
       block: "provider",
@@ -199,4 +199,27 @@ function attributeOfField(field: string, value: unknown, schema: z.ZodType, docu
     if (label !== undefined) return hclTemplate("integrations/", hclReference("converge_integration", label, "integration_id"));
   }
   return attributeValue(value, schema) as HclValue;
+}
+
+/**
+ * The strings of an export that are not in Unicode NFC, each with its file: terraform reads every
+ * string of configuration as its NFC form (escaped or not), so such a value has no literal in HCL
+ * and a plan shows an update of it to its NFC form.
+ */
+export function valuesNotInNfc(files: ReadonlyArray<ExportedFile>): string[] {
+  const found: string[] = [];
+  const visit = (value: unknown, where: string): void => {
+    if (typeof value === "string") {
+      if (value !== value.normalize("NFC")) found.push(`${where}: ${JSON.stringify(value)}`);
+    } else if (Array.isArray(value)) {
+      for (const item of value) visit(item, where);
+    } else if (typeof value === "object" && value !== null) {
+      for (const [key, item] of Object.entries(value)) {
+        visit(key, where);
+        visit(item, where);
+      }
+    }
+  };
+  for (const file of files) for (const document of file.documents) visit(document, file.name.replace(/\.yaml$/, ".tf"));
+  return found;
 }

@@ -6,7 +6,7 @@ import { exportLiveState, exportNeeds, type ExportScope, type ExportedFile } fro
 import { SELF } from "../../desired/read-key.js";
 import { readLive } from "../../reconcile/live-reader.js";
 import { renderExportStream, renderExportedFile } from "../../reconcile/render-export.js";
-import { renderExportAsTerraform } from "../../reconcile/render-export-terraform.js";
+import { renderExportAsTerraform, valuesNotInNfc } from "../../reconcile/render-export-terraform.js";
 import { CliError } from "../cli-error.js";
 import { connect, type ConnectionFlags } from "../connection.js";
 
@@ -46,6 +46,10 @@ export async function exportCommand(flags: ExportFlags): Promise<number> {
       for (const file of written) await writeFile(join(out, file.name), file.text);
       const described = new Map(files.map((file) => [file.name.replace(/\.yaml$/, ".tf"), describeFile(file)]));
       process.stdout.write(`${written.map((file) => `wrote ${join(out, file.name)}${described.has(file.name) ? `: ${described.get(file.name)!}` : ""}`).join("\n")}\n`);
+      const notNfc = valuesNotInNfc(files);
+      if (notNfc.length > 0) {
+        process.stderr.write(`warning: terraform reads every string as its Unicode NFC form, and these live values are not in NFC: a plan of them shows an update to that form\n${notNfc.map((line) => `  ${line}`).join("\n")}\n`);
+      }
       process.stdout.write(`check: cd ${out} && terraform init && terraform plan (only imports: 0 to add, 0 to change, 0 to destroy)\n`);
       return 0;
     }
