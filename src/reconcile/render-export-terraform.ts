@@ -1,11 +1,10 @@
 import type { z } from "zod";
-import { INTEGRATION_FIELDS, ROUTE_FIELDS } from "../contract/gateway.js";
 import { commentedHcl, hclIdentifier, hclReference, hclTemplate, renderHcl, type HclBodyItem, type HclValue } from "../desired/hcl-writer.js";
-import { ALTERNATE_CONTACT_SERVICE_NAMES } from "../desired/kinds/alternate-contact.js";
-import { REGION_OPT_IN_SERVICE_NAMES } from "../desired/kinds/region-opt-in.js";
-import { AlternateContactSpec, RegionOptInDocument } from "../desired/schema.js";
 import { attributeValue, fieldAttribute, HEAD_ATTRIBUTES, requiredProvidersBlock } from "../desired/terraform-attributes.js";
+import { terraformSlug } from "./export-fields.js";
 import type { ExportedDocument, ExportedFile } from "./export.js";
+import type { TerraformExport, TerraformResourceExport } from "./kinds/kind-engine.js";
+import { engineOf } from "./kinds/registry.js";
 import type { LiveState } from "./model.js";
 
 /**
@@ -26,60 +25,10 @@ export interface TerraformFile {
 /** The file that declares the provider (no endpoint, no token: both come from the environment). */
 export const TERRAFORM_PROVIDER_FILE = "providers.tf";
 
-/** How one exported kind is a terraform resource: its type, its spec's fields (wire schemas), the service's names of them. */
-interface TerraformKind {
-  readonly type: string;
-  readonly fields: Readonly<Record<string, z.ZodType>>;
-  readonly serviceNames?: Readonly<Record<string, string>>;
-  /** The resource's name in configuration, before it is made unique. */
-  label(document: ExportedDocument): string;
-  /** The ID `import` gives the provider (src/provider/resources/: API_ID/ROUTE_ID, ACCOUNT_ID/TYPE, …); undefined when live has no such object. */
-  importId(document: ExportedDocument, live: LiveState): string | undefined;
-}
-
 type Spec = Readonly<Record<string, unknown>>;
 const specOf = (document: ExportedDocument): Spec => (document.spec ?? {}) as Spec;
-const apiIdOf = (document: ExportedDocument): string => String((document as { api?: unknown }).api);
-const accountPrefix = (document: ExportedDocument): string => ("account" in document && typeof document.account === "string" ? `${document.account}/` : "");
-const accountSuffix = (document: ExportedDocument): string => ("account" in document && typeof document.account === "string" ? `_${document.account}` : "");
-
-/** The exported kinds as the provider's resources (the Api kind is the `converge_api` data source, apiDataSource). */
-const TERRAFORM_KINDS = {
-  Integration: {
-    type: "converge_integration",
-    fields: INTEGRATION_FIELDS,
-    label: (document) => String((document as { name?: unknown }).name),
-    importId: (document) => `${apiIdOf(document)}/${String(specOf(document).integrationId)}`,
-  },
-  Route: {
-    type: "converge_route",
-    fields: ROUTE_FIELDS,
-    label: (document) => slug(String(specOf(document).routeKey)) || "route",
-    importId(document, live) {
-      const route = live.apis[apiIdOf(document)]?.routes.find((candidate) => candidate.routeKey === specOf(document).routeKey);
-      return route === undefined ? undefined : `${apiIdOf(document)}/${route.routeId}`;
-    },
-  },
-  AlternateContact: {
-    type: "converge_alternate_contact",
-    fields: AlternateContactSpec.shape,
-    serviceNames: ALTERNATE_CONTACT_SERVICE_NAMES,
-    label: (document) => `${String(specOf(document).type).toLowerCase()}${accountSuffix(document)}`,
-    importId: (document) => `${accountPrefix(document)}${String(specOf(document).type)}`,
-  },
-  RegionOptIn: {
-    type: "converge_region_opt_in",
-    fields: RegionOptInDocument.shape.spec.shape,
-    serviceNames: REGION_OPT_IN_SERVICE_NAMES,
-    label: (document) => `${slug(String(specOf(document).region))}${accountSuffix(document)}`,
-    importId: (document) => `${accountPrefix(document)}${String(specOf(document).region)}`,
-  },
-} satisfies Record<Exclude<ExportedDocument["kind"], "Api">, TerraformKind>;
-
-/** Lower-case letters and digits of a text, each run of others one `_` (`GET /orders/{id}` → `get_orders_id`). */
-function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
-}
+const apiIdOf = (document: ExportedDocument): string | undefined => ("api" in document && typeof document.api === "string" ? document.api : undefined);
+const terraformOf = (document: ExportedDocument): TerraformExport | undefined => engineOf(document.kind).terraformExport;
 
 /** Names unique in one configuration directory (one terraform module), per resource type: a taken name gets `_2`, `_3`, … in export order. */
 class Labels {
@@ -121,7 +70,7 @@ function providerBody(): HclBodyItem[] {
 }
 
 function fileBody(file: ExportedFile, live: LiveState, labels: Labels): HclBodyItem[] {
-  const apiDocument = file.documents.find((document) => document.kind === "Api");
+  const apiDocument = file.documents.find((document) => terraformOf(document) !== undefined && "dataSource" in terraformOf(document)!);
   const header = [
     file.header[0] ?? "",
     "As terraform configuration for converge's provider: each resource is followed by the import block that",
@@ -135,47 +84,52 @@ function fileBody(file: ExportedFile, live: LiveState, labels: Labels): HclBodyI
   // the API: a data source the file's resources take api_id from
   let apiReference: HclValue | undefined;
   if (apiDocument !== undefined) {
-    const apiId = apiIdOf(apiDocument);
+    const dataSource = (terraformOf(apiDocument) as { readonly dataSource: string }).dataSource;
+    const apiId = String(apiIdOf(apiDocument));
     const api = live.apis[apiId];
-    const label = labels.take("converge_api", api?.name !== undefined && slug(api.name) !== "" ? slug(api.name) : `api_${apiId}`);
-    apiReference = hclReference("data", "converge_api", label, HEAD_ATTRIBUTES.api);
+    const label = labels.take(dataSource, api?.name !== undefined && terraformSlug(api.name) !== "" ? terraformSlug(api.name) : `api_${apiId}`);
+    apiReference = hclReference("data", dataSource, label, HEAD_ATTRIBUTES.api);
     body.push({ blank: true }, {
       block: "data",
-      labels: ["converge_api", label],
+      labels: [dataSource, label],
       body: [{ attribute: HEAD_ATTRIBUTES.api, value: apiId }, { comment: [`${String(specOf(apiDocument).protocolType)} API`] }],
     });
   }
 
-  // labels first, so that a route (or a commented one) can name its integration's resource
-  const everyDocument = [...file.documents, ...file.commented.documents].filter((document) => document.kind !== "Api");
+  // labels first, so that a route (or a commented one) can refer to its integration's resource
+  const resources = (documents: ReadonlyArray<ExportedDocument>) => documents.flatMap((document) => {
+    const terraform = terraformOf(document);
+    return terraform !== undefined && "type" in terraform ? [{ document, terraform }] : [];
+  });
+  const declared = resources(file.documents);
+  const commented = resources(file.commented.documents);
   const labelOf = new Map<ExportedDocument, string>();
-  const integrationLabels = new Map<string, string>();
-  for (const document of everyDocument) {
-    const kind = TERRAFORM_KINDS[document.kind as keyof typeof TERRAFORM_KINDS];
-    const label = labels.take(kind.type, kind.label(document));
+  const byName = new Map<string, string>();
+  for (const { document, terraform } of [...declared, ...commented]) {
+    const label = labels.take(terraform.type, terraform.label(document));
     labelOf.set(document, label);
-    if (document.kind === "Integration") integrationLabels.set(`${apiIdOf(document)}/${String(document.name)}`, label);
+    const name = terraform.referenceName?.(document);
+    if (name !== undefined) byName.set(`${terraform.type}/${apiIdOf(document) ?? ""}/${name}`, label);
   }
-  const resource = (document: ExportedDocument): HclBodyItem[] => {
-    const kind: TerraformKind = TERRAFORM_KINDS[document.kind as keyof typeof TERRAFORM_KINDS];
+  const resource = ({ document, terraform }: { document: ExportedDocument; terraform: TerraformResourceExport }): HclBodyItem[] => {
     const label = labelOf.get(document)!;
     const attributes: HclBodyItem[] = [];
-    if ("api" in document && apiReference !== undefined) attributes.push({ attribute: HEAD_ATTRIBUTES.api, value: apiReference });
+    if (apiIdOf(document) !== undefined && apiReference !== undefined) attributes.push({ attribute: HEAD_ATTRIBUTES.api, value: apiReference });
     if ("account" in document && typeof document.account === "string") attributes.push({ attribute: HEAD_ATTRIBUTES.account, value: document.account });
     for (const [field, value] of Object.entries(specOf(document))) {
-      const schema = kind.fields[field];
+      const schema = terraform.fields[field];
       if (schema === undefined || value === undefined || value === null) continue; // a pin (integrationId): the import block
-      attributes.push({ attribute: fieldAttribute(field, kind.serviceNames), value: attributeOfField(field, value, schema, document, integrationLabels) });
+      attributes.push({ attribute: fieldAttribute(field, terraform.serviceNames), value: attributeOfField(terraform, field, value, schema, (type, name) => byName.get(`${type}/${apiIdOf(document) ?? ""}/${name}`)) });
     }
-    const importId = kind.importId(document, live);
+    const importId = terraform.importId(document, live);
     return [
       { blank: true },
-      { block: "resource", labels: [kind.type, label], body: attributes },
-      ...(importId === undefined ? [] : [{ blank: true } as const, { block: "import", body: [{ attribute: "to", value: hclReference(kind.type, label) }, { attribute: "id", value: importId }] }]),
+      { block: "resource", labels: [terraform.type, label], body: attributes },
+      ...(importId === undefined ? [] : [{ blank: true } as const, { block: "import", body: [{ attribute: "to", value: hclReference(terraform.type, label) }, { attribute: "id", value: importId }] }]),
     ];
   };
-  body.push(...file.documents.filter((document) => document.kind !== "Api").flatMap(resource));
-  if (file.commented.documents.length > 0) {
+  body.push(...declared.flatMap(resource));
+  if (commented.length > 0) {
     body.push({ blank: true }, {
       comment: [
         file.commented.note[0] ?? "Managed by the service:",
@@ -184,20 +138,26 @@ function fileBody(file: ExportedFile, live: LiveState, labels: Labels): HclBodyI
         "them nor changes a managed route's key.",
       ],
     });
-    for (const document of file.commented.documents) body.push({ blank: true }, commentedHcl(resource(document).slice(1)));
+    for (const item of commented) body.push({ blank: true }, commentedHcl(resource(item).slice(1)));
   }
   return body;
 }
 
 /**
  * A field's value as its attribute's (attributeValue of src/desired/terraform-attributes.ts); a
- * route's target that names an exported integration is a reference to that integration's resource.
+ * value that names another exported resource (a route's target naming an integration) is a
+ * reference to that resource.
  */
-function attributeOfField(field: string, value: unknown, schema: z.ZodType, document: ExportedDocument, integrationLabels: ReadonlyMap<string, string>): HclValue {
-  if (document.kind === "Route" && field === "target" && typeof value === "object" && value !== null && "integration" in value) {
-    const label = integrationLabels.get(`${apiIdOf(document)}/${String(value.integration)}`);
-    if (label !== undefined) return hclTemplate("integrations/", hclReference("converge_integration", label, "integration_id"));
-  }
+function attributeOfField(
+  terraform: TerraformResourceExport,
+  field: string,
+  value: unknown,
+  schema: z.ZodType,
+  labelOf: (type: string, name: string) => string | undefined,
+): HclValue {
+  const reference = terraform.reference?.(field, value);
+  const label = reference === undefined ? undefined : labelOf(reference.type, reference.name);
+  if (reference !== undefined && label !== undefined) return hclTemplate(reference.prefix, hclReference(reference.type, label, reference.attribute));
   return attributeValue(value, schema) as HclValue;
 }
 
