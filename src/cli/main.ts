@@ -145,6 +145,7 @@ withConnectionOptions(program
   .option("--api <apiId>", "an API to export: its routes and integrations (repeatable)", repeatable, [])
   .option("--account <id|self>", "an account to export: its alternate contacts and opt-in Regions (repeatable; self = the caller's own)", repeatable, [])
   .option("-o, --out <dir>", "write one file per API and account into this directory (default: one YAML stream on stdout)")
+  .option("--format <format>", "yaml: desired-state documents; terraform: .tf files for converge's provider, each resource with its import block (needs -o)", "yaml")
   .option("--parallelism <n>", "reads in flight at once", integerIn(1, 256, "a number"), 16))
   .action(async (options: ExportFlags) => {
     const { exportCommand } = await import("./commands/export-command.js");

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { HclBodyItem } from "./hcl-writer.js";
 
 /**
  * How a document's fields are terraform attributes: the one rule of the native provider's resources
@@ -16,6 +17,12 @@ import { z } from "zod";
  * provider vehicle declares. Under it, terraform's registry host and OpenTofu's.
  */
 export const PROVIDER_SOURCE = "converge/converge";
+
+/** The `terraform { required_providers { converge = ... } }` block (HCL, src/desired/hcl-writer.ts), with a version when given. */
+export function requiredProvidersBlock(version?: string): HclBodyItem {
+  const converge = { source: PROVIDER_SOURCE, ...(version !== undefined ? { version } : {}) };
+  return { block: "terraform", body: [{ block: "required_providers", body: [{ attribute: "converge", value: converge }] }] };
+}
 
 /** `integrationUri` → `integration_uri`, `AlternateContactType` → `alternate_contact_type`. */
 export function snakeCase(name: string): string {

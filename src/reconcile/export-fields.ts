@@ -16,3 +16,16 @@ export function exportedSpec(live: object, order: ReadonlyArray<string>, default
   }
   return spec;
 }
+
+/** Lower-case letters and digits of a text, each run of others one `_`: a terraform name (`GET /orders/{id}` → `get_orders_id`). */
+export function terraformSlug(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
+}
+
+/**
+ * How an account document's terraform resource names its account: the import ID's `ACCOUNT_ID/`
+ * prefix and the label's `_ACCOUNT_ID` suffix; both empty for the caller's own account (no `account`).
+ */
+export function accountOfResource(document: { readonly account?: string | undefined }): { readonly importPrefix: string; readonly labelSuffix: string } {
+  return typeof document.account === "string" ? { importPrefix: `${document.account}/`, labelSuffix: `_${document.account}` } : { importPrefix: "", labelSuffix: "" };
+}

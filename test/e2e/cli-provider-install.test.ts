@@ -31,7 +31,7 @@ describe("converge provider install", () => {
       expect(script).toContain(`exec '${process.execPath}' '`);
       expect(script).toContain("/dist/src/provider/main.js' \"$@\"");
     }
-    expect(result.stdout).toContain('converge = { source = "converge/converge", version = "' + version + '" }');
+    expect(result.stdout).toContain(`      converge = {\n        source  = "converge/converge"\n        version = "${version}"\n      }\n`);
   });
 
   it("installs into another filesystem mirror with --dir", async () => {

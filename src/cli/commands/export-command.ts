@@ -6,6 +6,7 @@ import { exportLiveState, exportNeeds, type ExportScope, type ExportedFile } fro
 import { SELF } from "../../desired/read-key.js";
 import { readLive } from "../../reconcile/live-reader.js";
 import { renderExportStream, renderExportedFile } from "../../reconcile/render-export.js";
+import { renderExportAsTerraform, valuesNotInNfc } from "../../reconcile/render-export-terraform.js";
 import { CliError } from "../cli-error.js";
 import { connect, type ConnectionFlags } from "../connection.js";
 
@@ -16,6 +17,8 @@ export interface ExportFlags extends ConnectionFlags {
   readonly account: string[];
   /** Directory to write one file per API and account into; without it, one YAML stream on stdout. */
   readonly out?: string;
+  /** `yaml` (desired-state documents) or `terraform` (.tf files with import blocks; needs `out`). @default "yaml" */
+  readonly format?: string;
   readonly parallelism: number;
 }
 
@@ -30,11 +33,26 @@ const SCHEMA_FILE = "converge.schema.json";
  */
 export async function exportCommand(flags: ExportFlags): Promise<number> {
   const scope = exportScopeOf(flags);
+  const format = exportFormatOf(flags);
   const clients = connect(flags);
   try {
     const live = await readLive(exportNeeds(scope), clients, { parallelism: flags.parallelism });
     const { files, problems } = exportLiveState(live, scope);
     if (problems.length > 0) throw new CliError(`nothing was exported: ${problems.join("; ")}`);
+    if (format === "terraform") {
+      const out = flags.out!;
+      await mkdir(out, { recursive: true });
+      const written = renderExportAsTerraform(files, live);
+      for (const file of written) await writeFile(join(out, file.name), file.text);
+      const described = new Map(files.map((file) => [file.name.replace(/\.yaml$/, ".tf"), describeFile(file)]));
+      process.stdout.write(`${written.map((file) => `wrote ${join(out, file.name)}${described.has(file.name) ? `: ${described.get(file.name)!}` : ""}`).join("\n")}\n`);
+      const notNfc = valuesNotInNfc(files);
+      if (notNfc.length > 0) {
+        process.stderr.write(`warning: terraform reads every string as its Unicode NFC form, and these live values are not in NFC: a plan of them shows an update to that form\n${notNfc.map((line) => `  ${line}`).join("\n")}\n`);
+      }
+      process.stdout.write(`check: cd ${out} && terraform init && terraform plan (only imports: 0 to add, 0 to change, 0 to destroy)\n`);
+      return 0;
+    }
     if (flags.out === undefined) {
       process.stdout.write(renderExportStream(files));
       return 0;
@@ -48,6 +66,14 @@ export async function exportCommand(flags: ExportFlags): Promise<number> {
   } finally {
     await clients.close();
   }
+}
+
+/** The format the flags name: `yaml`, or `terraform` with a directory to write into. */
+export function exportFormatOf(flags: Pick<ExportFlags, "format" | "out">): "yaml" | "terraform" {
+  const format = flags.format ?? "yaml";
+  if (format !== "yaml" && format !== "terraform") throw new CliError(`--format ${JSON.stringify(format)} is not valid: expected yaml or terraform`);
+  if (format === "terraform" && flags.out === undefined) throw new CliError("--format terraform writes several .tf files: pass -o DIR (a directory to write them into)");
+  return format;
 }
 
 /** The scope the flags name, deduplicated; every malformed ID reported at once. */

@@ -1,4 +1,5 @@
-import { PROVIDER_SOURCE } from "../../desired/terraform-attributes.js";
+import { renderHcl } from "../../desired/hcl-writer.js";
+import { requiredProvidersBlock } from "../../desired/terraform-attributes.js";
 import { installProvider } from "../provider-install.js";
 import { CliError } from "../cli-error.js";
 
@@ -19,11 +20,7 @@ export function providerInstallCommand(flags: ProviderInstallFlags): number {
     `  ${installed.executable}`,
     "",
     "use it with:",
-    "  terraform {",
-    "    required_providers {",
-    `      converge = { source = "${PROVIDER_SOURCE}", version = "${installed.version}" }`,
-    "    }",
-    "  }",
+    ...renderHcl([requiredProvidersBlock(installed.version)]).trimEnd().split("\n").map((line) => `  ${line}`),
     "",
     flags.dir === undefined
       ? "terraform init finds it in its implied local mirror (~/.terraform.d/plugins): no network, no CLI configuration"

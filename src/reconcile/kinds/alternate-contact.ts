@@ -1,7 +1,8 @@
 import { accountOf } from "../../desired/kinds/account-common.js";
-import { alternateContactModel } from "../../desired/kinds/alternate-contact.js";
+import { ALTERNATE_CONTACT_SERVICE_NAMES, alternateContactModel } from "../../desired/kinds/alternate-contact.js";
 import { SELF, type AccountKey } from "../../desired/read-key.js";
-import type { AlternateContactDocument } from "../../desired/schema.js";
+import { AlternateContactSpec, type AlternateContactDocument } from "../../desired/schema.js";
+import { accountOfResource } from "../export-fields.js";
 import { ALTERNATE_CONTACT_TYPES, type AlternateContact } from "../../contract/account.js";
 import { diffFields } from "../diff.js";
 import { PHASE } from "../model.js";
@@ -67,6 +68,14 @@ export const alternateContactEngine = {
 
   deleted: (request) => (request.op === "deleteContact" ? { description: `contact ${request.contactType} of ${request.account}` } : undefined),
 
+  /** `converge_alternate_contact` (src/provider/resources/alternate-contact.ts), imported by `ACCOUNT_ID/TYPE` (`TYPE` for the caller's own). */
+  terraformExport: {
+    type: "converge_alternate_contact",
+    fields: AlternateContactSpec.shape,
+    serviceNames: ALTERNATE_CONTACT_SERVICE_NAMES,
+    label: (document) => `${String((document as ContactInput).spec.type).toLowerCase()}${accountOfResource(document as ContactInput).labelSuffix}`,
+    importId: (document) => `${accountOfResource(document as ContactInput).importPrefix}${String((document as ContactInput).spec.type)}`,
+  },
   exportOrder: 0,
   exportNeeds: (account) => ALTERNATE_CONTACT_TYPES.map((contactType) => ({ type: "contact", account, contactType })),
   exportAccount(account, live) {
@@ -86,6 +95,8 @@ export const alternateContactEngine = {
     };
   },
 } satisfies KindEngine<AlternateContactDocument, AlternateContactRequest>;
+
+type ContactInput = { readonly account?: string | undefined; readonly spec: { readonly type?: unknown } };
 
 /** The `contact` read key: one GetAlternateContact (null when the account has none of that type). */
 export const contactSource: ReadKeySource<Extract<LiveNeed, { type: "contact" }>> = {

@@ -44,5 +44,6 @@ export const apiEngine = {
 
   exportOrder: 0,
   /** The API's own document: its protocol, without `prune` (routes and integrations added later are left alone). */
+  terraformExport: { dataSource: "converge_api" },
   exportApi: (api) => ({ documents: [{ kind: "Api", api: api.apiId, spec: { protocolType: api.protocolType } } satisfies ExportedDocument] }),
 } satisfies KindEngine<ApiDocument, never>;

@@ -141,6 +141,14 @@ export const integrationEngine = {
 
   exportOrder: 1,
   exportApi: (api, names) => exportIntegrations(api, names),
+  /** `converge_integration` (src/provider/resources/integration.ts), imported by `API_ID/INTEGRATION_ID`; its pin is the import, not an attribute. */
+  terraformExport: {
+    type: "converge_integration",
+    fields: INTEGRATION_FIELDS,
+    label: (document) => String((document as IntegrationInput).name),
+    importId: (document) => `${String((document as IntegrationInput).api)}/${String((document as IntegrationInput).spec.integrationId)}`,
+    referenceName: (document) => (document as IntegrationInput).name,
+  },
 } satisfies KindEngine<IntegrationDocument, IntegrationRequest>;
 
 /**
@@ -214,6 +222,8 @@ async function createIntegrationOnce(
 function claimedIds(context: ApplyContext): Set<string> {
   return new Set(integrationIds(context).values());
 }
+
+type IntegrationInput = z.input<typeof IntegrationDocument>;
 
 /** Field order in exported specs: identity first, as the examples write them; then the rest in wire order. */
 const INTEGRATION_FIELD_ORDER = fieldOrder(

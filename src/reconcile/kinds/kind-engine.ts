@@ -205,6 +205,40 @@ export interface KindWithExport {
   exportAccount?(account: AccountKey, live: LiveState): { readonly documents: ExportedDocument[]; readonly header: string[] };
   /** Paths of its exported documents written in flow style (`{...}` on one line). */
   readonly flowPaths?: ReadonlyArray<ReadonlyArray<string>>;
+  /** How `converge export --format terraform` writes its documents (src/reconcile/render-export-terraform.ts). */
+  readonly terraformExport?: TerraformExport;
+}
+
+/**
+ * A kind's documents in terraform: the API a file's other resources take `api_id` from (a data
+ * source), or one resource of converge's provider per document with the import block of its live object.
+ */
+export type TerraformExport = TerraformApiExport | TerraformResourceExport;
+
+/** The document is an API: the file's `data` source of this type, looked up by `api_id`. */
+export interface TerraformApiExport {
+  readonly dataSource: string;
+}
+
+/** The document is a resource of converge's provider (src/provider/resources/). */
+export interface TerraformResourceExport {
+  /** The provider's resource type (`converge_route`). */
+  readonly type: string;
+  /** The spec's fields as the wire has them (their attributes and values follow src/desired/terraform-attributes.ts); spec entries not among them (pins) are no attributes. */
+  readonly fields: Readonly<Record<string, z.ZodType>>;
+  /** The service's names of fields the document names otherwise. */
+  readonly serviceNames?: Readonly<Record<string, string>>;
+  /** The resource's name in configuration, before it is made unique. */
+  label(document: ExportedDocument): string;
+  /** The ID the provider imports the live object by (`API_ID/ROUTE_ID`, `ACCOUNT_ID/TYPE`, …); undefined when live has no such object. */
+  importId(document: ExportedDocument, live: LiveState): string | undefined;
+  /** The logical name another document of the same API refers to this one by (an integration's `name`). */
+  referenceName?(document: ExportedDocument): string | undefined;
+  /**
+   * A field whose value names another exported resource (a route's target naming an integration):
+   * that resource's type, its logical name, the attribute referred to, and the text before it.
+   */
+  reference?(field: string, value: unknown): { readonly type: string; readonly name: string; readonly attribute: string; readonly prefix: string } | undefined;
 }
 
 /**

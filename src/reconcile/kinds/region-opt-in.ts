@@ -1,7 +1,8 @@
 import { accountOf } from "../../desired/kinds/account-common.js";
 import { SELF, type AccountKey } from "../../desired/read-key.js";
-import { regionOptInModel } from "../../desired/kinds/region-opt-in.js";
-import type { RegionOptInDocument } from "../../desired/schema.js";
+import { REGION_OPT_IN_SERVICE_NAMES, regionOptInModel } from "../../desired/kinds/region-opt-in.js";
+import { RegionOptInDocument } from "../../desired/schema.js";
+import { accountOfResource, terraformSlug } from "../export-fields.js";
 import type { Region } from "../../contract/account.js";
 import { sleep } from "../../clients/wire.js";
 import { PHASE } from "../model.js";
@@ -61,6 +62,14 @@ export const regionOptInEngine = {
     await waitForSettled(request.account, request.region, context);
   },
 
+  /** `converge_region_opt_in` (src/provider/resources/region-opt-in.ts), imported by `ACCOUNT_ID/REGION_NAME` (`REGION_NAME` for the caller's own). */
+  terraformExport: {
+    type: "converge_region_opt_in",
+    fields: RegionOptInDocument.shape.spec.shape,
+    serviceNames: REGION_OPT_IN_SERVICE_NAMES,
+    label: (document) => `${terraformSlug(String((document as RegionInput).spec.region))}${accountOfResource(document as RegionInput).labelSuffix}`,
+    importId: (document) => `${accountOfResource(document as RegionInput).importPrefix}${String((document as RegionInput).spec.region)}`,
+  },
   exportOrder: 1,
   exportNeeds: (account) => [{ type: "regions", account }],
   /**
@@ -80,6 +89,8 @@ export const regionOptInEngine = {
   },
   flowPaths: [["spec"]],
 } satisfies KindEngine<RegionOptInDocument, RegionOptInRequest>;
+
+type RegionInput = { readonly account?: string | undefined; readonly spec: { readonly region?: unknown } };
 
 /** Polls GetRegionOptStatus until the Region is neither ENABLING nor DISABLING (saying so once). */
 async function waitForSettled(account: string, region: string, context: ApplyContext): Promise<Status> {

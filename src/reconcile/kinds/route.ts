@@ -2,7 +2,7 @@ import { ROUTE_RULES, routeModel } from "../../desired/kinds/route.js";
 import type { z } from "zod";
 import type { RouteDocument, RouteTarget } from "../../desired/schema.js";
 import { ROUTE_FIELDS, routeServerDefaults, type Route } from "../../contract/gateway.js";
-import { fieldOrder, exportedSpec } from "../export-fields.js";
+import { fieldOrder, exportedSpec, terraformSlug } from "../export-fields.js";
 import { collect, isAmbiguousWrite, isConflict } from "../../clients/index.js";
 import { bodyOf, diffFields, patchOf } from "../diff.js";
 import { PHASE, type ActionRequest, type FieldChange, type LiveState } from "../model.js";
@@ -117,6 +117,21 @@ export const routeEngine = {
 
   exportOrder: 2,
   exportApi: (api, names) => exportRoutes(api, names),
+  /** `converge_route` (src/provider/resources/route.ts), imported by `API_ID/ROUTE_ID` (the live route of its key); a target naming an integration refers to its resource. */
+  terraformExport: {
+    type: "converge_route",
+    fields: ROUTE_FIELDS,
+    label: (document) => terraformSlug(String((document as RouteInput).spec.routeKey)) || "route",
+    importId(document, live) {
+      const { api, spec } = document as RouteInput;
+      const route = live.apis[String(api)]?.routes.find((candidate) => candidate.routeKey === spec.routeKey);
+      return route === undefined ? undefined : `${String(api)}/${route.routeId}`;
+    },
+    reference(field, value) {
+      if (field !== "target" || typeof value !== "object" || value === null || !("integration" in value)) return undefined;
+      return { type: "converge_integration", name: String(value.integration), attribute: "integration_id", prefix: "integrations/" };
+    },
+  },
   flowPaths: [["spec", "target"]],
 } satisfies KindEngine<RouteDocument, RouteRequest>;
 
@@ -206,6 +221,8 @@ async function createRouteOnce(apiId: string, body: Route, context: ApplyContext
     }
   }
 }
+
+type RouteInput = z.input<typeof RouteDocument>;
 
 /** Field order in exported specs: identity first, as the examples write them; then the rest in wire order. */
 const ROUTE_FIELD_ORDER = fieldOrder(

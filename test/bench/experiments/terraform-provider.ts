@@ -1,6 +1,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { hclReference, hclTemplate, renderHcl, type HclBodyItem } from "../../../src/desired/hcl-writer.js";
+import { requiredProvidersBlock } from "../../../src/desired/terraform-attributes.js";
 import { startService, type RunningService } from "../../../src/service/index.js";
 import { runProcess } from "../../support/run-process.js";
 import { builtCliPath } from "../../support/serve-process.js";
@@ -25,35 +27,53 @@ function pairs(size: Size): Array<{ apiId: string; i: number }> {
   return Array.from({ length: size.resources / 2 }, (_, i) => ({ apiId: APIS[i % size.apis]!.apiId, i }));
 }
 
-const PROVIDER_BLOCK = 'terraform {\n  required_providers {\n    converge = { source = "converge/converge" }\n  }\n}\n\n';
+/** Resources of a size as HCL, written by the project's HCL writer (src/desired/hcl-writer.ts). */
+function resources(blocks: ReadonlyArray<HclBodyItem>): string {
+  return renderHcl(blocks.flatMap((block, index) => (index === 0 ? [block] : [{ blank: true } as const, block])));
+}
 
 function providerConfig(size: Size): string {
-  return PROVIDER_BLOCK + pairs(size).map(({ apiId, i }) => `resource "converge_integration" "backend_${i}" {
-  api_id                 = "${apiId}"
-  integration_type       = "HTTP_PROXY"
-  integration_uri        = "https://svc-${i}.internal.example/api"
-  integration_method     = "ANY"
-  payload_format_version = "1.0"
-}
-
-resource "converge_route" "route_${i}" {
-  api_id    = "${apiId}"
-  route_key = "GET /resource-${i}/{id}"
-  target    = "integrations/\${converge_integration.backend_${i}.integration_id}"
-}
-`).join("\n");
+  return resources([
+    requiredProvidersBlock(),
+    ...pairs(size).flatMap(({ apiId, i }): HclBodyItem[] => [
+      {
+        block: "resource",
+        labels: ["converge_integration", `backend_${i}`],
+        body: [
+          { attribute: "api_id", value: apiId },
+          { attribute: "integration_type", value: "HTTP_PROXY" },
+          { attribute: "integration_uri", value: `https://svc-${i}.internal.example/api` },
+          { attribute: "integration_method", value: "ANY" },
+          { attribute: "payload_format_version", value: "1.0" },
+        ],
+      },
+      {
+        block: "resource",
+        labels: ["converge_route", `route_${i}`],
+        body: [
+          { attribute: "api_id", value: apiId },
+          { attribute: "route_key", value: `GET /resource-${i}/{id}` },
+          { attribute: "target", value: hclTemplate("integrations/", hclReference("converge_integration", `backend_${i}`, "integration_id")) },
+        ],
+      },
+    ]),
+  ]);
 }
 
 /** terraform's own floor: as many terraform_data resources, each route's depending on its integration's. */
 function terraformDataConfig(size: Size): string {
-  return pairs(size).map(({ apiId, i }) => `resource "terraform_data" "backend_${i}" {
-  input = { api_id = "${apiId}", integration_uri = "https://svc-${i}.internal.example/api", integration_type = "HTTP_PROXY" }
-}
-
-resource "terraform_data" "route_${i}" {
-  input = { api_id = "${apiId}", route_key = "GET /resource-${i}/{id}", target = terraform_data.backend_${i}.id }
-}
-`).join("\n");
+  return resources(pairs(size).flatMap(({ apiId, i }): HclBodyItem[] => [
+    {
+      block: "resource",
+      labels: ["terraform_data", `backend_${i}`],
+      body: [{ attribute: "input", value: { api_id: apiId, integration_uri: `https://svc-${i}.internal.example/api`, integration_type: "HTTP_PROXY" } }],
+    },
+    {
+      block: "resource",
+      labels: ["terraform_data", `route_${i}`],
+      body: [{ attribute: "input", value: { api_id: apiId, route_key: `GET /resource-${i}/{id}`, target: hclReference("terraform_data", `backend_${i}`, "id") } }],
+    },
+  ]));
 }
 
 function desiredState(size: Size): string {
