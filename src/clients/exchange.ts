@@ -172,6 +172,6 @@ function seconds(ms: number): string {
 }
 
 function mebibytes(bytes: number): string {
-  const mib = bytes / 1024 / 1024;
-  return Number.isInteger(mib) ? `${mib} MiB` : `${mib.toFixed(2)} MiB`;
+  const [size, unit] = bytes >= 1024 * 1024 ? [bytes / 1024 / 1024, "MiB"] : bytes >= 1024 ? [bytes / 1024, "KiB"] : [bytes, "B"];
+  return `${Number.isInteger(size) ? size : size.toFixed(2)} ${unit}`;
 }
