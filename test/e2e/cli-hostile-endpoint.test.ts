@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_MAX_ANSWER_BYTES } from "../../src/clients/index.js";
 import { runProcess } from "../support/run-process.js";
 import { builtCliPath } from "../support/serve-process.js";
-import { startHostileServer, type HostileBehaviour, type HostileOperation, type HostileServer } from "../support/hostile-server.js";
+import { HOSTILE_OPERATIONS, startHostileServer, type HostileBehaviour, type HostileOperation, type HostileServer } from "../support/hostile-server.js";
 import { TempDirs, writeFiles } from "./e2e-fixture.js";
 
 /**
@@ -108,6 +108,27 @@ describe("an answer that never ends (200 JSON, 1 GiB at full speed)", { timeout:
     expect(result.server.received.filter((operation) => operation === "GetRoutes")).toHaveLength(1);
     expect(server.bytesWritten()).toBeLessThan(512 * 1024 * 1024);
     console.info(`endless answer, converge ${command}: exit ${result.code} after ${Math.round(result.wallMs)} ms, peak RSS ${(result.maxRssKib / MIB).toFixed(0)} MiB, ${(server.bytesWritten() / 1024 / 1024).toFixed(0)} MiB sent`);
+  });
+});
+
+describe("apply and delete read through the same clients", { timeout: 90_000 }, () => {
+  it.each([
+    ["apply", ["apply", "-f", "estate.yaml", "--auto-approve"]],
+    ["delete", ["delete", "--document-env", "DOCUMENTS", "--auto-approve"]],
+  ] as const)("converge %s fails on the 1 GiB answer with exit 1, naming the limit, writing nothing", async (_name, args) => {
+    const server = await start("GetRoutes", "endless");
+    const dir = await dirs.make("hostile-writes");
+    await writeFiles(dir, { "estate.yaml": ESTATE });
+    const documents = JSON.stringify([{ kind: "Route", api: "a1b2c3d4e5", spec: { routeKey: "GET /orders" } }]);
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, NO_COLOR: "1", CONVERGE_ENDPOINT: server.url, CONVERGE_TOKEN: TOKEN, DOCUMENTS: documents };
+    const result = await runProcess(process.execPath, [builtCliPath(), ...args], { cwd: dir, env, timeoutMs: 60_000 });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toMatch(/^converge: /);
+    expect(result.stderr).toContain("apigateway GetRoutes answered outside its contract: the answer is larger than the limit of 64 MiB");
+    expect(`${result.stdout}${result.stderr}`).not.toContain(TOKEN);
+    // reads only: a write would be recorded by its method and path
+    expect(server.received.filter((operation) => !(HOSTILE_OPERATIONS as ReadonlyArray<string>).includes(operation))).toEqual([]);
+    expect(server.received).toContain("GetRoutes");
   });
 });
 

@@ -10,6 +10,9 @@ import type { AddressInfo, Socket } from "node:net";
  */
 
 /** The operations the server tells apart (by method and path, both services on one origin). */
+/** Every operation the server answers (reads only). */
+export const HOSTILE_OPERATIONS = ["GetApis", "GetApi", "GetRoutes", "GetIntegrations", "GetAlternateContact", "ListRegions", "GetRegionOptStatus"] as const;
+
 export type HostileOperation = "GetApis" | "GetApi" | "GetRoutes" | "GetIntegrations" | "GetAlternateContact" | "ListRegions" | "GetRegionOptStatus";
 
 export type HostileBehaviour =
@@ -38,8 +41,8 @@ const REGION = { RegionName: "ap-east-1", RegionOptStatus: "DISABLED" };
 
 export interface HostileServer {
   readonly url: string;
-  /** The operation of every request received, in order. */
-  readonly received: HostileOperation[];
+  /** The operation of every request received, in order (`METHOD /path` for one it does not know, e.g. a write). */
+  readonly received: string[];
   /** Every value of the authorization header received (to check the token reached only this origin). */
   readonly authorizations: string[];
   /** Bytes of answer bodies written. */
@@ -96,7 +99,7 @@ function repeatingPage(operation: HostileOperation): unknown {
 const GIB = 1024 * 1024 * 1024;
 
 export async function startHostileServer(options: HostileOptions): Promise<HostileServer> {
-  const received: HostileOperation[] = [];
+  const received: string[] = [];
   const authorizations: string[] = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
@@ -180,7 +183,7 @@ export async function startHostileServer(options: HostileOptions): Promise<Hosti
 
   const server = createServer((request, response) => {
     const operation = operationOf(request);
-    if (operation) received.push(operation);
+    received.push(operation ?? `${request.method} ${request.url}`);
     authorizations.push(request.headers.authorization ?? "");
     request.resume();
     request.on("end", () => {
