@@ -51,7 +51,13 @@ export function exchange(dispatcher: Dispatcher, options: Dispatcher.DispatchOpt
       reject(signal.reason);
       return;
     }
-    dispatcher.dispatch(options, new AnswerCollector(resolve, reject, signal, limits));
+    const collector = new AnswerCollector(resolve, reject, signal, limits);
+    try {
+      dispatcher.dispatch(options, collector);
+    } catch (error) {
+      // settles the promise and clears the deadline's timer, which would otherwise hold the process
+      collector.onResponseError(undefined, error as Error);
+    }
   });
 }
 
@@ -133,7 +139,7 @@ class AnswerCollector implements Dispatcher.DispatchHandler {
     this.#resolve({ status: this.#status, headers: this.#headers, text });
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
     this.#fail(error);
   }
 
