@@ -11,6 +11,25 @@ export interface ConnectionFlags {
   readonly tokenFile?: string;
   /** The environment variable holding the token, instead of CONVERGE_TOKEN. */
   readonly tokenEnv?: string;
+  /** Deadline of one request in seconds, as typed (else CONVERGE_REQUEST_TIMEOUT, else 60). */
+  readonly requestTimeout?: string;
+}
+
+/** The longest --request-timeout: one day. */
+const MAX_REQUEST_TIMEOUT_SECONDS = 86_400;
+
+/**
+ * The deadline of one request in milliseconds from --request-timeout, else CONVERGE_REQUEST_TIMEOUT;
+ * `undefined` when neither is set (the clients' default, 60 s). Seconds, fractions allowed.
+ */
+export function parseRequestTimeout(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const [source, value] = flag !== undefined ? ["--request-timeout", flag] : ["CONVERGE_REQUEST_TIMEOUT", env.CONVERGE_REQUEST_TIMEOUT];
+  if (value === undefined || (flag === undefined && value === "")) return undefined;
+  const seconds = /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : NaN;
+  if (!(seconds > 0 && seconds <= MAX_REQUEST_TIMEOUT_SECONDS)) {
+    throw new CliError(`${source} ${JSON.stringify(value)} is not valid: expected seconds, a number above 0 and at most ${MAX_REQUEST_TIMEOUT_SECONDS}, e.g. 60`);
+  }
+  return Math.max(1, Math.round(seconds * 1000));
 }
 
 export interface OutputFlags {
@@ -44,6 +63,7 @@ export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process
       throw new CliError(`${flag} ${JSON.stringify(value)} is not valid: expected an http(s) origin such as http://127.0.0.1:4566`);
     }
   }
+  const requestMs = parseRequestTimeout(flags.requestTimeout, env);
   const credentials = resolveCredentials(flags, env);
   return createClients({
     endpoint: (endpoint ?? flags.accountEndpoint)!,
@@ -51,6 +71,8 @@ export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process
     ...(flags.gatewayEndpoint ? { gatewayEndpoint: flags.gatewayEndpoint } : {}),
     credentials,
     ...(flags.rateLimit !== undefined ? { rateLimit: { default: parseRateLimit(flags.rateLimit) } } : {}),
+    // the deadline covers the headers and the body too: undici's own timers must not cut it shorter
+    ...(requestMs !== undefined ? { timeouts: { requestMs, headersMs: requestMs, bodyMs: requestMs } } : {}),
   });
 }
 

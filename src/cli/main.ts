@@ -187,11 +187,27 @@ program.hook("preAction", (_program, command) => {
   outputFormat = (command.opts() as { output?: string }).output;
 });
 
+/** Whether the command's promise settled: Node's exit 13 (an await left pending when nothing is left to run) must never be what a user sees. */
+let settled = false;
+process.on("beforeExit", () => {
+  if (settled) return;
+  process.stderr.write("converge: internal error: the command stopped before finishing (it waited on something that can no longer happen); please report this with the command you ran\n");
+  process.exit(1);
+});
+// an error thrown outside the command's promise (a callback, a stream) still gets one line and exit 1, never a crash
+const onEscaped = (error: unknown) => {
+  process.exitCode = reportError(error);
+  process.exit();
+};
+process.on("uncaughtException", onEscaped);
+process.on("unhandledRejection", onEscaped);
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
   process.exitCode = reportError(error);
 }
+settled = true;
 
 /** The one place errors become messages and exit codes (docs/manual/commands.md, "Exit codes"). */
 function reportError(error: unknown): number {

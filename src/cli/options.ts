@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 
 /** Option definitions shared by commands (kept apart from connecting, so that --help loads no client). */
 
-/** Adds --endpoint, --account-endpoint, --gateway-endpoint, --token-file, --token-env and --rate-limit. */
+/** Adds --endpoint, --account-endpoint, --gateway-endpoint, --token-file, --token-env, --rate-limit and --request-timeout. */
 export function withConnectionOptions(command: Command): Command {
   return command
     .option("--endpoint <url>", "origin of both services (or CONVERGE_ENDPOINT)")
@@ -10,7 +10,11 @@ export function withConnectionOptions(command: Command): Command {
     .option("--gateway-endpoint <url>", "origin of the gateway service, when it differs")
     .option("--token-file <file>", "file holding the bearer token (else CONVERGE_TOKEN)")
     .option("--token-env <name>", "environment variable holding the bearer token, instead of CONVERGE_TOKEN")
-    .option("--rate-limit <rps[:burst]>", "client-side limit per operation, e.g. 100 or 100:20 (default: none until the service throttles, then adaptive)");
+    .option("--rate-limit <rps[:burst]>", "client-side limit per operation, e.g. 100 or 100:20 (default: none until the service throttles, then adaptive)")
+    .option(
+      "--request-timeout <seconds>",
+      "give up on one request to the services when its whole answer has not arrived after this long; a read is retried (or CONVERGE_REQUEST_TIMEOUT; default 60)",
+    );
 }
 
 /** Adds --output and --no-color. */

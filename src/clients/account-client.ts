@@ -13,6 +13,7 @@ import {
 } from "../contract/account.js";
 import type { z } from "zod";
 import type { OperationResult } from "../contract/operation-table.js";
+import { LISTING_BOUNDS } from "./answer-limits.js";
 import { callOperation } from "./operation-call.js";
 import { isNotFound } from "./errors.js";
 import { paginate } from "./pagination.js";
@@ -87,7 +88,7 @@ export class AccountClient {
     return paginate(async (nextToken) => {
       const page = await this.listRegionsPage({ ...input, MaxResults: pageSize, ...(nextToken ? { NextToken: nextToken } : {}) }, options);
       return { items: page.Regions, nextToken: page.NextToken };
-    });
+    }, { service: "account", operation: "ListRegions", bound: LISTING_BOUNDS.ListRegions, pageSize });
   }
 
   getRegionOptStatus(input: RegionRequest, options: CallOptions = {}) {

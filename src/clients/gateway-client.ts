@@ -12,6 +12,7 @@ import {
   type UpdateRouteInput,
 } from "../contract/gateway.js";
 import { fillPath, type OperationResult, type PathParameters } from "../contract/operation-table.js";
+import { LISTING_BOUNDS } from "./answer-limits.js";
 import { isNotFound } from "./errors.js";
 import { callOperation } from "./operation-call.js";
 import { paginate, type Page } from "./pagination.js";
@@ -116,9 +117,11 @@ export class GatewayClient {
     parameters: PathParameters<Operations[N]["path"]>,
     options: ListOptions,
   ): AsyncGenerator<ItemOf<N>, void, undefined> {
-    const maxResults = String(options.pageSize ?? MAX_PAGE_SIZE);
+    const pageSize = options.pageSize ?? MAX_PAGE_SIZE;
+    const maxResults = String(pageSize);
     return paginate((nextToken) =>
-      this.#call(operation, parameters, { query: { maxResults, nextToken }, signal: options.signal }) as Promise<Page<ItemOf<N>>>);
+      this.#call(operation, parameters, { query: { maxResults, nextToken }, signal: options.signal }) as Promise<Page<ItemOf<N>>>,
+    { service: "apigateway", operation, bound: LISTING_BOUNDS[operation], pageSize });
   }
 
   /** One call of an operation, as its row of the table says: method, path, status, idempotence and answer. */

@@ -12,7 +12,8 @@ import {
   type ConvergeError,
   type ServiceName,
 } from "./errors.js";
-import { exchange, type Answer } from "./exchange.js";
+import { DEFAULT_MAX_ANSWER_BYTES, DEFAULT_REQUEST_DEADLINE_MS } from "./answer-limits.js";
+import { exchange, isExchangeLimitError, type Answer, type ExchangeLimits } from "./exchange.js";
 import { AdaptiveRateLimiter, rateLimitLayer, type RateLimiterOptions } from "./rate-limiter.js";
 import { DEFAULT_RETRY_POLICY, retryLayer, type RetryPolicy } from "./retry.js";
 import { composeLayers, type Send, type WireRequest, type WireResponse } from "./wire.js";
@@ -25,16 +26,22 @@ import { composeLayers, type Send, type WireRequest, type WireResponse } from ".
 const Pool = createRequire(import.meta.url)("undici/lib/dispatcher/pool.js") as typeof UndiciPool;
 type Pool = UndiciPool;
 
+/** How long one attempt may take; every timeout fails the attempt with a TransportError (retried when safe). */
 export interface Timeouts {
   /** @default 5000 */
   readonly connectMs: number;
-  /** Time to the response headers. @default 30000 */
+  /** Time to the response headers (undici's; only when shorter than `requestMs`). @default 30000 */
   readonly headersMs: number;
-  /** Time between body chunks. @default 30000 */
+  /** Time between body chunks (undici's; only when shorter than `requestMs`). @default 30000 */
   readonly bodyMs: number;
+  /**
+   * Deadline of one attempt: connecting, the headers and the whole body, however slowly it drips.
+   * Each retry gets its own. @default 60000
+   */
+  readonly requestMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 5000, headersMs: 30_000, bodyMs: 30_000 };
+export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 5000, headersMs: 30_000, bodyMs: 30_000, requestMs: DEFAULT_REQUEST_DEADLINE_MS };
 
 export interface TransportOptions {
   /** Origin of the service, e.g. `http://127.0.0.1:4566`. */
@@ -46,6 +53,11 @@ export interface TransportOptions {
   /** Client-side limits; `false` disables limiting (429s are still retried). */
   readonly rateLimit?: RateLimiterOptions | false;
   readonly timeouts?: Partial<Timeouts>;
+  /**
+   * The most bytes one answer may hold; a larger one is aborted as soon as it passes the limit and
+   * rejected with a ContractViolationError (never retried). @default 64 MiB (DEFAULT_MAX_ANSWER_BYTES)
+   */
+  readonly maxAnswerBytes?: number;
 }
 
 /** One call of an operation: what to send, whether resending is safe, and the contract of the answer. */
@@ -100,6 +112,10 @@ export class Transport {
   readonly #ownsDispatcher: boolean;
   readonly #send: Send;
   readonly #timeouts: Timeouts;
+  readonly #limits: ExchangeLimits;
+  /** undici's own timeouts, left to the deadline when they are not shorter. */
+  readonly #headersTimeout: number;
+  readonly #bodyTimeout: number;
   readonly #redact = (text: string): string => this.#credentials.redact(text);
   /**
    * Decodes an error answer with every text that can reach a message redacted (a server may echo the
@@ -120,6 +136,12 @@ export class Transport {
     this.#origin = new URL(options.endpoint).origin;
     this.#credentials = options.credentials;
     this.#timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    this.#limits = { deadlineMs: this.#timeouts.requestMs, maxAnswerBytes: options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES };
+    validateLimits(this.#timeouts, this.#limits.maxAnswerBytes);
+    // undici's timers are coarse (they may fire up to a second late): past the deadline, the deadline's message says what happened
+    const undiciTimeout = (ms: number) => (ms < this.#timeouts.requestMs ? ms : this.#timeouts.requestMs + 1000);
+    this.#headersTimeout = undiciTimeout(this.#timeouts.headersMs);
+    this.#bodyTimeout = undiciTimeout(this.#timeouts.bodyMs);
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#dispatcher = options.dispatcher ?? createPool(this.#origin, { timeouts: this.#timeouts });
     this.#plainHeaders = Object.freeze({ authorization: this.#credentials.authorizationHeader() });
@@ -186,10 +208,13 @@ export class Transport {
         // undici holds back the requests behind any request but a HEAD until its answer's headers
         // are in; reads are answered at once, so on a pipelining pool they may go out back to back
         blocking: request.method !== "GET",
-        headersTimeout: this.#timeouts.headersMs,
-        bodyTimeout: this.#timeouts.bodyMs,
-      }, request.signal);
+        headersTimeout: this.#headersTimeout,
+        bodyTimeout: this.#bodyTimeout,
+      }, request.signal, this.#limits);
     } catch (error) {
+      if (isExchangeLimitError(error) && error.code === "CONVERGE_ANSWER_TOO_LARGE" && !request.signal?.aborted) {
+        throw new ContractViolationError(request.service, request.operation, [`${error.message}; endpoint ${this.#redact(this.#origin)}`]);
+      }
       throw toTransportError(request, error, this.#redact, this.#origin);
     }
     // the answer stays as sent (a success body is data, not to be rewritten); errors redact it when they are built
@@ -200,6 +225,15 @@ export class Transport {
       requestId: header(answer.headers, "x-svc-request-id"),
       retryAfterMs: retryAfter(answer.headers),
     };
+  }
+}
+
+/** Refuses limits that are not positive finite numbers, naming the option and the value received. */
+function validateLimits(timeouts: Timeouts, maxAnswerBytes: number): void {
+  for (const [name, value] of [...Object.entries(timeouts), ["maxAnswerBytes", maxAnswerBytes]] as const) {
+    if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+      throw new RangeError(`${name} ${JSON.stringify(value)} is not valid: expected a positive number`);
+    }
   }
 }
 

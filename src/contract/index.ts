@@ -5,6 +5,7 @@
  */
 export * from "./account.js";
 export * from "./gateway.js";
+export * from "./service-limits.js";
 export {
   fillPath,
   routerPath,

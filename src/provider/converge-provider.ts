@@ -17,8 +17,35 @@ const schema: Schema = {
     account_endpoint: { type: types.string, optional: true, description: "Origin of the account service, when it differs from `endpoint`." },
     gateway_endpoint: { type: types.string, optional: true, description: "Origin of the API gateway service, when it differs from `endpoint`." },
     token: { type: types.string, optional: true, sensitive: true, description: "Bearer token; default `CONVERGE_TOKEN`. Never written to state, plans or logs." },
+    request_timeout: {
+      type: types.number,
+      optional: true,
+      description: "Seconds one request to the services may take, its whole answer included, before it fails (a read is retried); default `CONVERGE_REQUEST_TIMEOUT`, else 60.",
+    },
   },
 };
+
+/** The longest request_timeout: one day. */
+const MAX_REQUEST_TIMEOUT_SECONDS = 86_400;
+
+/**
+ * The deadline of one request in milliseconds from `request_timeout`, else CONVERGE_REQUEST_TIMEOUT,
+ * else `undefined` (the clients' default); a value out of range is a diagnostic naming it.
+ */
+function requestTimeout(value: Value | undefined): number | Diagnostic | undefined {
+  if (isUnknown(value ?? null)) return errorDiagnostic("request_timeout is not known until apply: the provider needs it to plan", undefined, ["request_timeout"]);
+  const fromEnvironment = value === null || value === undefined;
+  const raw = fromEnvironment ? process.env.CONVERGE_REQUEST_TIMEOUT : value;
+  if (raw === undefined || raw === "") return undefined;
+  const seconds = typeof raw === "number" ? raw : /^\s*\d+(\.\d+)?\s*$/.test(String(raw)) ? Number(raw) : NaN;
+  if (seconds > 0 && seconds <= MAX_REQUEST_TIMEOUT_SECONDS) return Math.max(1, Math.round(seconds * 1000));
+  const source = fromEnvironment ? "CONVERGE_REQUEST_TIMEOUT" : "request_timeout";
+  return errorDiagnostic(
+    `${source} ${JSON.stringify(raw)} is not valid: expected seconds, a number above 0 and at most ${MAX_REQUEST_TIMEOUT_SECONDS}, e.g. 60`,
+    undefined,
+    fromEnvironment ? undefined : ["request_timeout"],
+  );
+}
 
 const ENDPOINTS = ["endpoint", "account_endpoint", "gateway_endpoint"] as const;
 
@@ -80,14 +107,18 @@ export const convergeProvider: ProviderDefinition<Schema, ConvergeSession> = {
   name: "converge",
   schema,
   validate({ config }) {
-    return ENDPOINTS.filter((attribute) => !isUnknown(config[attribute] ?? null))
-      .map((attribute) => origin(config[attribute], attribute))
+    const timeout = isUnknown(config.request_timeout ?? null) || config.request_timeout === null || config.request_timeout === undefined
+      ? undefined
+      : requestTimeout(config.request_timeout);
+    return [...ENDPOINTS.filter((attribute) => !isUnknown(config[attribute] ?? null))
+      .map((attribute) => origin(config[attribute], attribute)), timeout]
       .filter((found): found is Diagnostic => typeof found === "object");
   },
   async configure({ config, log }) {
     const found = Object.fromEntries(ENDPOINTS.map((attribute) => [attribute, origin(config[attribute], attribute)]));
     const fromEnvironment = origin(process.env.CONVERGE_ENDPOINT || null, "endpoint");
-    const problems = Object.values(found).filter((value): value is Diagnostic => typeof value === "object");
+    const deadline = requestTimeout(config.request_timeout);
+    const problems = [...Object.values(found), deadline].filter((value): value is Diagnostic => typeof value === "object");
     if (problems.length > 0) throw new DiagnosticsError(problems);
     const endpoint = (found.endpoint as string | undefined) ?? fromEnvironment;
     if (typeof endpoint === "object") throw new DiagnosticsError({ ...endpoint, summary: `CONVERGE_ENDPOINT: ${endpoint.summary}` });
@@ -112,7 +143,15 @@ export const convergeProvider: ProviderDefinition<Schema, ConvergeSession> = {
       if (isCredentialsError(error)) throw new DiagnosticsError(errorDiagnostic(error.message, undefined, ["token"]));
       throw error;
     }
-    const cache = new LiveCache({ endpoint: gateway.origin, gatewayEndpoint: gateway.origin, accountEndpoint: account.origin, credentials });
+    const requestMs = deadline as number | undefined;
+    const cache = new LiveCache({
+      endpoint: gateway.origin,
+      gatewayEndpoint: gateway.origin,
+      accountEndpoint: account.origin,
+      credentials,
+      // the deadline covers the headers and the body too: undici's own timers must not cut it shorter
+      ...(requestMs !== undefined ? { timeouts: { requestMs, headersMs: requestMs, bodyMs: requestMs } } : {}),
+    });
     const problem = await checkAccess(cache, { gateway, account });
     if (problem) {
       await cache.close();

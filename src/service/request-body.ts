@@ -1,7 +1,8 @@
 import type { IncomingMessage } from "node:http";
+import { MAX_BODY_BYTES } from "../contract/service-limits.js";
 
-/** Largest request body the service reads (docs/manual/reference.md, "Limits"); larger ones are refused with a 400. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+/** Largest request body the service reads (docs/manual/reference.md, "Limits"): the contract's, re-exported for the service's callers. */
+export { MAX_BODY_BYTES };
 
 export type BodyResult =
   | { readonly ok: true; readonly value: unknown }

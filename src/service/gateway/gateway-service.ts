@@ -14,6 +14,7 @@ import {
   type Route,
 } from "../../contract/gateway.js";
 import type { FieldIssue } from "../../contract/field-issues.js";
+import { MAX_INTEGRATIONS_PER_API, MAX_ROUTES_PER_API } from "../../contract/service-limits.js";
 import { invalidFields, operationsOf, parseInput, type Operation, type OperationCall, type OperationReply } from "../operation.js";
 import type { PageTokens } from "../page-token.js";
 import { gatewayDialect, gatewayErrors } from "../service-error.js";
@@ -21,9 +22,8 @@ import type { Store } from "../store.js";
 import { defaultApiOwner, type World } from "../world.js";
 import { GatewayState, gatewayMutations, type ApiRecord, type StoredApi } from "./gateway-state.js";
 
-/** Routes and integrations an API may hold; one more is a 409 ConflictException (docs/manual/reference.md, "Limits"). */
-export const MAX_ROUTES_PER_API = 300;
-export const MAX_INTEGRATIONS_PER_API = 300;
+/** Routes and integrations an API may hold (docs/manual/reference.md, "Limits"): the contract's, re-exported where the service's tests find them. */
+export { MAX_INTEGRATIONS_PER_API, MAX_ROUTES_PER_API } from "../../contract/service-limits.js";
 
 /** The embedded API gateway service: APIs, routes and integrations of HTTP and WebSocket APIs. */
 export class GatewayService {
