@@ -60,7 +60,12 @@ export abstract class ConvergeResource extends Construct implements DeclaredReso
     if (config.vehicle === "provider") {
       const declared = declaration.provider({ path: this.node.path, apiId: (api) => apiIdOf(config, api) });
       if ("refused" in declared) refused.push(...declared.refused);
-      else this.terraformAddress = createProviderElement(this, "terraform", { ...declared, name: resourceBaseName(this) }).address;
+      else {
+        const { naturalImportId, importId, ...element } = declared;
+        // switching from a CLI vehicle: the live resource the old vehicle deployed is imported, never created again
+        const imported = importId ?? (config.switchingFrom !== undefined ? naturalImportId : undefined);
+        this.terraformAddress = createProviderElement(this, "terraform", { ...element, importId: imported, name: resourceBaseName(this) }).address;
+      }
     }
     this.#problems = [...documentProblems(declaration.schema, declaration.document), ...(declaration.problems ?? []), ...refused];
     const parsed = this.#problems.length === 0 ? DOCUMENT_SCHEMAS[declaration.kind].safeParse(declaration.document) : undefined;

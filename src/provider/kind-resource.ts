@@ -72,6 +72,12 @@ export interface KindBinding {
   state(live: unknown, specValues: Values, held: Values): Values;
   /** The state's identity from an import ID (the other attributes null; `read` fills them in). */
   importId(id: string): Values;
+  /**
+   * For an import ID that names the live resource by converge's identity (natural-import-id.ts):
+   * the values that say which live state to read, and the one live resource they name (throws when
+   * none or several do); undefined for an ID of the `importId` form.
+   */
+  naturalImport?(id: string): { readonly values: Values; find(live: LiveState): unknown } | undefined;
   /** The live resource for people: `route abc1234 (GET /orders)`. */
   describe(live: unknown): string;
   /**
@@ -332,8 +338,12 @@ export function kindResource(binding: KindBinding): ResourceType<Schema, Converg
       if (binding.liveOf(prior, await session.cache.read(needs, signal)) !== undefined) session.cache.forget(needs);
     },
 
-    async importState({ id }) {
-      return binding.importId(id);
+    async importState({ provider: session, id, signal }) {
+      const natural = binding.naturalImport?.(id);
+      if (natural === undefined) return binding.importId(id);
+      const twin = natural.find(await session.cache.read(await needsOf(binding, natural.values), signal));
+      // the state's IDs from the live resource found; `read`, which terraform calls next, fills in the rest
+      return binding.state(twin, Object.fromEntries(binding.fields.map((field) => [field.attribute, null])), natural.values);
     },
   };
 }

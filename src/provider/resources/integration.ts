@@ -7,6 +7,9 @@ import { kindResource, type KindBinding, type Values } from "../kind-resource.js
 import { types } from "../runtime/index.js";
 import { attributeOfPath, liveValuesOf, specAttributes, specFields, specFromValues } from "../terraform-fields.js";
 import { parseImportId } from "./import-id.js";
+import { isNaturalImportId, oneMatch, parseNaturalImportId } from "./natural-import-id.js";
+import { NATURAL_KEY_FIELDS } from "../../desired/kinds/integration.js";
+import { fieldAttribute } from "../../desired/terraform-attributes.js";
 
 /** An integration's spec fields as attributes: every integration field of the service, the two it fills in computed too. */
 const FIELDS = specFields(INTEGRATION_FIELDS, {
@@ -86,6 +89,21 @@ export const integrationBinding: KindBinding = {
   importId(id) {
     const [apiId, integrationId] = parseImportId(id, "converge_integration", ["API_ID", "INTEGRATION_ID"]);
     return { id, api_id: apiId!, integration_id: integrationId! };
+  },
+  /**
+   * `API_ID?integration_type=…&integration_uri=…` (any of the natural key's attributes): the one live
+   * integration of the API that matches, by converge's own rule (a key field left out matches anything).
+   */
+  naturalImport(id) {
+    if (!isNaturalImportId(id)) return undefined;
+    const attributes = NATURAL_KEY_FIELDS.map((field) => fieldAttribute(field));
+    const natural = parseNaturalImportId(id, "converge_integration", attributes, ["integration_type"]);
+    const spec = Object.fromEntries(NATURAL_KEY_FIELDS.filter((field) => Object.hasOwn(natural.attributes, fieldAttribute(field))).map((field) => [field, natural.attributes[fieldAttribute(field)]]));
+    const matching = (integration: Integration) => matchesNaturalKey(spec, integration);
+    return {
+      values: { api_id: natural.apiId },
+      find: (live) => oneMatch(live.apis[natural.apiId]?.integrations.filter(matching) ?? [], id, "converge_integration", (integration) => integration.integrationId, natural.apiId),
+    };
   },
   describe: (live) => {
     const integration = live as Integration;

@@ -5,6 +5,7 @@ import { kindResource, type KindBinding, type Values } from "../kind-resource.js
 import { types } from "../runtime/index.js";
 import { attributeOfPath, liveValuesOf, specAttributes, specFields, specFromValues } from "../terraform-fields.js";
 import { parseImportId } from "./import-id.js";
+import { isNaturalImportId, oneMatch, parseNaturalImportId } from "./natural-import-id.js";
 
 /** A route's spec fields as attributes: the service's route fields, scopes as a set, the two it fills in computed too. */
 const FIELDS = specFields(ROUTE_FIELDS, {
@@ -64,6 +65,15 @@ export const routeBinding: KindBinding = {
   importId(id) {
     const [apiId, routeId] = parseImportId(id, "converge_route", ["API_ID", "ROUTE_ID"]);
     return { id, api_id: apiId!, route_id: routeId! };
+  },
+  /** `API_ID?route_key=KEY`: the API's route of that key, as converge matches an unpinned route. */
+  naturalImport(id) {
+    if (!isNaturalImportId(id)) return undefined;
+    const { apiId, attributes } = parseNaturalImportId(id, "converge_route", ["route_key"], ["route_key"]);
+    return {
+      values: { api_id: apiId },
+      find: (live) => oneMatch(live.apis[apiId]?.routes.filter((route) => route.routeKey === attributes.route_key) ?? [], id, "converge_route", (route) => route.routeId, apiId),
+    };
   },
   describe: (live) => `route ${(live as Route).routeId} (${(live as Route).routeKey})`,
   requestFields(action) {
