@@ -39,6 +39,10 @@ export function switchingWithoutProvider(from: string, vehicle: string): string 
   return `switchingFrom ${JSON.stringify(from)} is not valid with vehicle ${JSON.stringify(vehicle)}: expected vehicle "provider" (switchingFrom names the CLI vehicle a deployed stack moves from to converge's provider); leave switchingFrom out`;
 }
 
+export function renamedFromItself(path: string, previousPath: string): string {
+  return `[${path}] renamedFrom ${JSON.stringify(previousPath)} names the construct's own terraform resource: expected the path below the stack the construct had before its rename`;
+}
+
 export function tokenVariableWithProvider(name: string): string {
   return `tokenEnvironmentVariable ${JSON.stringify(name)} is not available with the provider vehicle: the provider reads its token from CONVERGE_TOKEN where terraform runs (it is never written into cdk.tf.json); leave tokenEnvironmentVariable out and set CONVERGE_TOKEN`;
 }
