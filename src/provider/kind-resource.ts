@@ -10,6 +10,7 @@ import {
   UNKNOWN,
   warningDiagnostic,
   type Diagnostic,
+  type MovableResource,
   type PlanResult,
   type ResourceType,
   type Schema,
@@ -17,6 +18,7 @@ import {
 } from "./runtime/index.js";
 import type { LoadedDocument } from "../desired/load.js";
 import { applyAction, needsOfDocument, planDocument, terraformDocument, type ConvergeSession, type OnePlan } from "./session.js";
+import { documentOfMovedState } from "./moved-from-terraform-data.js";
 import { attributeOfWire, type AttributeOfPath, type SpecField } from "./terraform-fields.js";
 
 /** A resource's attribute values (configuration, plan or state) by attribute name. */
@@ -77,6 +79,8 @@ export interface KindBinding {
    * the values that say which live state to read, and the one live resource they name (throws when
    * none or several do); undefined for an ID of the `importId` form.
    */
+  /** The import ID of the live resource a document of the kind names (its pin, else its natural key), for a state moved from a `terraform_data` holding the document. */
+  importIdOf?(document: Document): string;
   naturalImport?(id: string): { readonly values: Values; find(live: LiveState): unknown } | undefined;
   /** The live resource for people: `route abc1234 (GET /orders)`. */
   describe(live: unknown): string;
@@ -208,7 +212,7 @@ function heldOrLive(binding: KindBinding, held: Values, live: Values, changed: R
  * engine's requests, refresh by the engine's diff rules (a value the engine finds equal to live is
  * kept as written).
  */
-export function kindResource(binding: KindBinding): ResourceType<Schema, ConvergeSession> {
+export function kindResource(binding: KindBinding): ResourceType<Schema, ConvergeSession> & MovableResource<Schema> {
   const changedFieldsOf = (action: PlannedAction) => new Set(binding.changedFields ? binding.changedFields(action) : action.changes.map((change) => change.path));
 
   // a kind converge never deletes (a Region opt-in) is only forgotten by terraform
@@ -265,7 +269,15 @@ export function kindResource(binding: KindBinding): ResourceType<Schema, Converg
     return state;
   }
 
-  return {
+  async function importState(session: ConvergeSession, id: string, signal: AbortSignal): Promise<Values> {
+    const natural = binding.naturalImport?.(id);
+    if (natural === undefined) return binding.importId(id);
+    const twin = natural.find(await session.cache.read(await needsOf(binding, natural.values), signal));
+    // the state's IDs from the live resource found; `read`, which terraform calls next, fills in the rest
+    return binding.state(twin, Object.fromEntries(binding.fields.map((field) => [field.attribute, null])), natural.values);
+  }
+
+  const resource: ResourceType<Schema, ConvergeSession> & MovableResource<Schema> = {
     schema: binding.schema,
 
     validate({ config }) {
@@ -303,7 +315,9 @@ export function kindResource(binding: KindBinding): ResourceType<Schema, Converg
     async read({ provider: session, state, signal }) {
       hold(session, state);
       const live = await session.cache.read(await needsOf(binding, state), signal);
-      const twin = binding.liveOf(state, live);
+      // a state moved from a terraform_data holds a natural-key import ID until its first read
+      const natural = typeof state.id === "string" ? binding.naturalImport?.(state.id) : undefined;
+      const twin = natural === undefined ? binding.liveOf(state, live) : natural.find(live);
       if (twin === undefined) return null;
       const liveValues = binding.liveValues(twin);
       // an imported state holds only the identity: what else the document needs comes from live
@@ -338,12 +352,22 @@ export function kindResource(binding: KindBinding): ResourceType<Schema, Converg
       if (binding.liveOf(prior, await session.cache.read(needs, signal)) !== undefined) session.cache.forget(needs);
     },
 
-    async importState({ provider: session, id, signal }) {
+    importState: ({ provider: session, id, signal }) => importState(session, id, signal),
+
+    /**
+     * From a `terraform_data` whose input is a document of the kind (moved-from-terraform-data.ts):
+     * the state an import of the document's import ID starts from, made without the service
+     * (terraform moves before it configures the provider). A natural-key ID stays the state's `id`
+     * until `read` finds the live resource it names.
+     */
+    async moveState(request) {
+      const document = binding.importIdOf === undefined ? null : documentOfMovedState(binding.kind, binding.typeName, request);
+      if (document === null) return null;
+      const id = binding.importIdOf!(document);
       const natural = binding.naturalImport?.(id);
-      if (natural === undefined) return binding.importId(id);
-      const twin = natural.find(await session.cache.read(await needsOf(binding, natural.values), signal));
-      // the state's IDs from the live resource found; `read`, which terraform calls next, fills in the rest
-      return binding.state(twin, Object.fromEntries(binding.fields.map((field) => [field.attribute, null])), natural.values);
+      const empty = Object.fromEntries(Object.keys(binding.schema.attributes).map((attribute) => [attribute, null]));
+      return natural === undefined ? { ...empty, ...binding.importId(id) } : { ...empty, ...natural.values, id };
     },
   };
+  return resource;
 }

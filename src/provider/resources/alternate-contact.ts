@@ -62,6 +62,10 @@ export const alternateContactBinding: KindBinding = {
     const parts = id.includes("/") ? parseImportId(id, "converge_alternate_contact", ["ACCOUNT_ID", "TYPE"]) : [undefined, id];
     return { id, account_id: parts[0] ?? null, alternate_contact_type: parts[1]! };
   },
+  importIdOf: (document) => {
+    const { account, spec } = document as { readonly account?: string; readonly spec: { readonly type: string } };
+    return account === undefined ? spec.type : `${account}/${spec.type}`;
+  },
   describe: (live) => `${(live as AlternateContact).AlternateContactType} contact`,
   requestFields: () => ({}),
 };

@@ -90,6 +90,13 @@ export const integrationBinding: KindBinding = {
     const [apiId, integrationId] = parseImportId(id, "converge_integration", ["API_ID", "INTEGRATION_ID"]);
     return { id, api_id: apiId!, integration_id: integrationId! };
   },
+  /** A document's integration: `API_ID/INTEGRATION_ID` when pinned, else its natural key's fields it sets. */
+  importIdOf(document) {
+    const { api, spec } = document as IntegrationDocument;
+    if (spec.integrationId !== undefined) return `${String(api)}/${spec.integrationId}`;
+    const fields = NATURAL_KEY_FIELDS.filter((field) => typeof spec[field] === "string");
+    return `${String(api)}?${fields.map((field) => `${fieldAttribute(field)}=${encodeURIComponent(spec[field] as string)}`).join("&")}`;
+  },
   /**
    * `API_ID?integration_type=…&integration_uri=…` (any of the natural key's attributes): the one live
    * integration of the API that matches, by converge's own rule (a key field left out matches anything).

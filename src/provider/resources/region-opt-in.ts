@@ -75,6 +75,10 @@ export const regionOptInBinding: KindBinding = {
     const parts = id.includes("/") ? parseImportId(id, "converge_region_opt_in", ["ACCOUNT_ID", "REGION_NAME"]) : [undefined, id];
     return { id, account_id: parts[0] ?? null, region_name: parts[1]! };
   },
+  importIdOf: (document) => {
+    const { account, spec } = document as { readonly account?: string; readonly spec: { readonly region: string } };
+    return account === undefined ? spec.region : `${account}/${spec.region}`;
+  },
   describe: (live) => `Region ${(live as LiveRegion).region} (${(live as LiveRegion).status})`,
   requestFields: () => ({}),
 };

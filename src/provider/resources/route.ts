@@ -1,4 +1,5 @@
 import type { RouteRequest } from "../../reconcile/kinds/route.js";
+import type { RouteDocument } from "../../desired/schema.js";
 import type { LiveState } from "../../reconcile/model.js";
 import { ROUTE_FIELDS, type Route } from "../../contract/gateway.js";
 import { kindResource, type KindBinding, type Values } from "../kind-resource.js";
@@ -65,6 +66,11 @@ export const routeBinding: KindBinding = {
   importId(id) {
     const [apiId, routeId] = parseImportId(id, "converge_route", ["API_ID", "ROUTE_ID"]);
     return { id, api_id: apiId!, route_id: routeId! };
+  },
+  /** A document's route: `API_ID/ROUTE_ID` when pinned, else `API_ID?route_key=KEY` (its API by ID; moved-from-terraform-data.ts refuses another). */
+  importIdOf(document) {
+    const { api, spec } = document as RouteDocument;
+    return spec.routeId !== undefined ? `${String(api)}/${spec.routeId}` : `${String(api)}?route_key=${encodeURIComponent(spec.routeKey)}`;
   },
   /** `API_ID?route_key=KEY`: the API's route of that key, as converge matches an unpinned route. */
   naturalImport(id) {

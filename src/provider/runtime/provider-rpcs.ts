@@ -16,6 +16,7 @@ export const PROVIDER_RPCS = [
   "PlanResourceChange",
   "ApplyResourceChange",
   "ImportResourceState",
+  "MoveResourceState",
   "ReadDataSource",
   "StopProvider",
 ] as const;

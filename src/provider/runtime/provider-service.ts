@@ -20,6 +20,7 @@ import type { DataSourceType, ProviderDefinition, ResourceType, ServedProvider }
 import type { PROVIDER_RPCS } from "./provider-rpcs.js";
 import { applyResourceChange } from "./resource-apply.js";
 import { planResourceChange } from "./resource-plan.js";
+import { moveResourceState, type MoveResourceStateRequest } from "./resource-move.js";
 import { schemaToProtocol } from "./schema-protocol.js";
 import { impliedType, schemaProblems, type ConfigOf, type Schema, type StateOf } from "./schema.js";
 import { Session } from "./session.js";
@@ -32,13 +33,13 @@ export type UnaryHandler = (request: never) => Promise<object>;
 
 /**
  * The tfplugin6 `Provider` service over a provider definition, as handlers by RPC name. RPCs not
- * here (identity, moves, ephemeral resources, lists, actions, state stores, functions' calls)
+ * here (identity, ephemeral resources, lists, actions, state stores, functions' calls)
  * are answered UNIMPLEMENTED by the server; terraform 1.11 does not call them.
  */
 export function providerHandlers<P>(served: ServedProvider<P>, protocol: Protocol, log: Logger): Readonly<Record<(typeof PROVIDER_RPCS)[number], UnaryHandler>> {
   const definition = served as unknown as RuntimeDefinition<P>;
   const session = new Session<P>(log);
-  const capabilities = { plan_destroy: true, get_provider_schema_optional: true };
+  const capabilities = { plan_destroy: true, get_provider_schema_optional: true, move_resource_state: true };
   let schemaAnswer: Buffer | undefined;
 
   const resourceOf = (typeName: string) => lookup(definition.resources, typeName, "resource");
@@ -165,6 +166,8 @@ export function providerHandlers<P>(served: ServedProvider<P>, protocol: Protoco
       });
       return answer(result.diagnostics, result.value === undefined ? {} : { imported_resources: [{ type_name: request.type_name, state: result.value }] });
     },
+
+    MoveResourceState: (request: MoveResourceStateRequest) => moveResourceState<P>(resourceOf(request.target_type_name), request, log),
 
     async ReadDataSource(request: ReadDataSourceRequest) {
       const dataSource = dataSourceOf(request.type_name);
