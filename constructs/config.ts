@@ -19,7 +19,7 @@ export interface ConvergeConfigProps {
    * With the provider vehicle, the CLI vehicle ("terraform_data" or "null_resource") the deployed
    * stack was made with: its three resources are forgotten, not destroyed (`removed` blocks with
    * `destroy = false`, so no provisioner runs), and each construct imports its live resource by its
-   * natural key, so the switching deploy changes nothing live (README, "Switching vehicles").
+   * natural key, so the switching deploy changes nothing live (notes/moves.md, "Switching vehicles", until it joins the docs).
    * Terraform ≥ 1.7. @default not switching: nothing forgotten, nothing imported but pins
    */
   readonly switchingFrom?: CliVehicle;
