@@ -4,7 +4,7 @@ import { AccountId } from "../src/contract/account.js";
 import { ALTERNATE_CONTACT_SERVICE_NAMES } from "../src/desired/kinds/alternate-contact.js";
 import { AlternateContactSpec } from "../src/desired/schema.js";
 import { ConvergeResource } from "./converge-resource.js";
-import { accountAttribute, specAttributes } from "./provider-vehicle.js";
+import { accountAttribute, naturalImportIdOf, specAttributes } from "./provider-vehicle.js";
 
 type Spec = z.input<typeof AlternateContactSpec>;
 
@@ -45,7 +45,7 @@ export class AlternateContact extends ConvergeResource {
       schema: PresentAlternateContactDocument,
       provider: () => {
         const { attributes, ignoreChanges } = specAttributes(spec, AlternateContactSpec.shape, { serviceNames: ALTERNATE_CONTACT_SERVICE_NAMES });
-        return { block: "resource", type: "converge_alternate_contact", attributes: { ...accountAttribute(account), ...attributes }, ignoreChanges };
+        return { block: "resource", type: "converge_alternate_contact", attributes: { ...accountAttribute(account), ...attributes }, ignoreChanges, naturalImportId: naturalImportIdOf(account, spec.type) };
       },
     });
   }

@@ -4,9 +4,9 @@ import { SYNTH_DESIRED_FILE } from "../src/desired/synth-file.js";
 import { describeZodIssues } from "../src/contract/field-issues.js";
 import { INVENTORY_MAX_CHUNKS } from "../src/desired/inventory.js";
 import { resourceBaseName } from "./documents.js";
-import { cliUnusedByProvider, duplicateConfig, hclWithProvider, missingConfig, tokenVariableWithProvider } from "./errors.js";
+import { cliUnusedByProvider, switchingWithoutProvider, duplicateConfig, hclWithProvider, missingConfig, tokenVariableWithProvider } from "./errors.js";
 import { stackFacts, stackProblems } from "./stack-state.js";
-import { VEHICLES, createVehicleResource, hasTemplateSequence, declareVehicleProvider, stackOf, synthesizesHcl, writeBesideStack, type CliVehicle, type EnvironmentValue, type LocalExec, type Vehicle } from "./vehicle.js";
+import { VEHICLES, createVehicleResource, forgetResources, hasTemplateSequence, declareVehicleProvider, stackOf, synthesizesHcl, writeBesideStack, type CliVehicle, type EnvironmentValue, type LocalExec, type Vehicle } from "./vehicle.js";
 
 export interface ConvergeConfigProps {
   /** Origin of both services, handed to the CLI as CONVERGE_ENDPOINT (not a secret: it is written into cdk.tf.json). @default the CONVERGE_ENDPOINT of the environment terraform runs in */
@@ -15,6 +15,14 @@ export interface ConvergeConfigProps {
   readonly tokenEnvironmentVariable?: string;
   /** What carries the constructs: terraform's built-in "terraform_data" (nothing to download) or "null_resource" (provider hashicorp/null, downloaded by terraform init), three resources per stack that run the converge CLI; or "provider", one resource of converge's own terraform provider per construct (`converge provider install` first; fields in plans, but terraform's cost per resource: docs/manual/cdktf.md). @default "terraform_data" */
   readonly vehicle?: Vehicle;
+  /**
+   * With the provider vehicle, the CLI vehicle ("terraform_data" or "null_resource") the deployed
+   * stack was made with: its three resources are forgotten, not destroyed (`removed` blocks with
+   * `destroy = false`, so no provisioner runs), and each construct imports its live resource by its
+   * natural key, so the switching deploy changes nothing live (notes/moves.md, "Switching vehicles", until it joins the docs).
+   * Terraform ≥ 1.7. @default not switching: nothing forgotten, nothing imported but pins
+   */
+  readonly switchingFrom?: CliVehicle;
   /** Command line that starts the converge CLI in the provisioners, e.g. "npx converge" or "node /opt/converge/dist/src/cli/main.js"; not for the provider vehicle, which runs no CLI. @default "converge" */
   readonly cli?: string;
 }
@@ -24,6 +32,7 @@ const ConfigPropsSchema = z.strictObject({
   endpoint: z.string().regex(/^https?:\/\/[^\s/]+\S*$/, { error: "expected an http(s) origin such as http://127.0.0.1:4566" }).refine((text) => !hasTemplateSequence(text), NO_TEMPLATE).optional(),
   tokenEnvironmentVariable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "expected the name of an environment variable, e.g. CONVERGE_TOKEN" }).optional(),
   vehicle: z.enum(VEHICLES, { error: 'expected "null_resource", "terraform_data" or "provider"' }).optional(),
+  switchingFrom: z.enum(["terraform_data", "null_resource"], { error: 'expected the CLI vehicle the stack was deployed with: "terraform_data" or "null_resource"' }).optional(),
   cli: z.string().regex(/^[^\r\n]*\S[^\r\n]*$/, { error: "expected a command on one line, e.g. converge or node /path/to/dist/src/cli/main.js" }).refine((text) => !hasTemplateSequence(text), NO_TEMPLATE).optional(),
 });
 
@@ -77,6 +86,8 @@ export class ConvergeConfig extends Construct {
   readonly endpoint: string | undefined;
   readonly tokenEnvironmentVariable: string;
   readonly cli: string;
+  /** The CLI vehicle a provider-vehicle stack switches from (its resources forgotten, each construct's live resource imported); undefined when not switching. */
+  readonly switchingFrom: CliVehicle | undefined;
   /** The terraform address of the resource that applies the stack's desired state; undefined with the provider vehicle. */
   readonly applyAddress: string | undefined;
   /** The terraform address of the resource that holds the stack's inventory; undefined with the provider vehicle. */
@@ -98,6 +109,7 @@ export class ConvergeConfig extends Construct {
     this.endpoint = props.endpoint;
     this.tokenEnvironmentVariable = props.tokenEnvironmentVariable ?? "CONVERGE_TOKEN";
     this.cli = props.cli ?? "converge";
+    this.switchingFrom = this.vehicle === "provider" && parsed.success ? props.switchingFrom : undefined;
 
     const facts = () => stackFacts(stack);
     writeBesideStack(this, SYNTH_DESIRED_FILE, () => facts().desiredText);
@@ -106,10 +118,13 @@ export class ConvergeConfig extends Construct {
       if (props.tokenEnvironmentVariable !== undefined && props.tokenEnvironmentVariable !== "CONVERGE_TOKEN") problems.push(tokenVariableWithProvider(props.tokenEnvironmentVariable));
       if (synthesizesHcl(this)) problems.push(hclWithProvider());
       declareVehicleProvider(this, "provider", this.vehicle, { endpoint: this.endpoint });
+      // the old vehicle's resources: forgotten, so that their destroy-time provisioners (which delete) never run
+      if (this.switchingFrom !== undefined) forgetResources(this, ["apply", "inventory", "owner"].map((role) => `${this.switchingFrom}.${resourceBaseName(this)}_${role}`));
       this.node.addValidation({ validate: () => problems });
       this.applyAddress = this.inventoryAddress = this.ownerAddress = undefined;
       return;
     }
+    if (props.switchingFrom !== undefined) problems.push(switchingWithoutProvider(props.switchingFrom, this.vehicle));
     const vehicle: CliVehicle = this.vehicle;
     declareVehicleProvider(this, "null", vehicle);
     this.node.addValidation({ validate: () => [...problems, ...stackProblems(stack)] });

@@ -5,12 +5,12 @@ import { DOCUMENT_SCHEMAS, type Document, type Kind } from "../src/desired/schem
 import { crossCheckDocuments } from "../src/desired/cross-check.js";
 import { ConvergeConfig } from "./config.js";
 import { identityOf, type IdentityDocument } from "../src/desired/inventory.js";
-import { brandAsResource, isDeclaredResource, memoizedByResources, resourceBaseName, type DeclaredResource, type DocumentValue } from "./documents.js";
+import { brandAsResource, isDeclaredResource, memoizedByResources, resourceBaseName, terraformNameOfPath, type DeclaredResource, type DocumentValue } from "./documents.js";
 import { DESIRED_TRIGGER } from "./config.js";
-import { terraformNameTaken, triggerKeyTaken } from "./errors.js";
+import { renamedFromItself, terraformNameTaken, triggerKeyTaken } from "./errors.js";
 import { apiIdOf, apiLookupsOf, type ProviderContext, type ProviderDeclaration } from "./provider-vehicle.js";
 import { documentProblems } from "./validation.js";
-import { createProviderElement, stackOf } from "./vehicle.js";
+import { createProviderElement, moveFrom, stackOf, type VehicleResource } from "./vehicle.js";
 
 /** What a construct declares: its document, and how to check it. */
 export interface ResourceDeclaration {
@@ -47,6 +47,8 @@ export abstract class ConvergeResource extends Construct implements DeclaredReso
   /** The terraform address of the construct's own resource or data source with the provider vehicle (`converge_route.get-orders`); undefined with a CLI vehicle. */
   readonly terraformAddress: string | undefined;
   readonly #problems: ReadonlyArray<string>;
+  /** The construct's resource with the provider vehicle. */
+  #element: VehicleResource | undefined;
   /** The document as the file loader reads it (defaults filled in), when it is valid. */
   readonly #parsed: Document | undefined;
 
@@ -60,7 +62,13 @@ export abstract class ConvergeResource extends Construct implements DeclaredReso
     if (config.vehicle === "provider") {
       const declared = declaration.provider({ path: this.node.path, apiId: (api) => apiIdOf(config, api) });
       if ("refused" in declared) refused.push(...declared.refused);
-      else this.terraformAddress = createProviderElement(this, "terraform", { ...declared, name: resourceBaseName(this) }).address;
+      else {
+        const { naturalImportId, importId, ...element } = declared;
+        // switching from a CLI vehicle: the live resource the old vehicle deployed is imported, never created again
+        const imported = importId ?? (config.switchingFrom !== undefined ? naturalImportId : undefined);
+        this.#element = createProviderElement(this, "terraform", { ...element, importId: imported, name: resourceBaseName(this) });
+        this.terraformAddress = this.#element.address;
+      }
     }
     this.#problems = [...documentProblems(declaration.schema, declaration.document), ...(declaration.problems ?? []), ...refused];
     const parsed = this.#problems.length === 0 ? DOCUMENT_SCHEMAS[declaration.kind].safeParse(declaration.document) : undefined;
@@ -69,6 +77,21 @@ export abstract class ConvergeResource extends Construct implements DeclaredReso
     const stack = stackOf(this);
     this.triggerKey = this.node.path.slice(stack.node.path === "" ? 0 : stack.node.path.length + 1);
     this.node.addValidation({ validate: () => [...this.#problems, ...stackProblemsOf(this)] });
+  }
+
+  /**
+   * Says the construct was deployed before at `previousPath` (its path below the stack, e.g.
+   * "orders-backend" or "api/get-orders"): with the provider vehicle, terraform moves the old
+   * resource's state to this one (a `moved` block, terraform ≥ 1.1) instead of destroying it and
+   * creating this one, so the rename writes nothing. With a CLI vehicle a rename writes nothing
+   * anyway, and this does nothing.
+   */
+  renamedFrom(previousPath: string): void {
+    if (this.#element === undefined || this.terraformAddress === undefined) return;
+    const type = this.terraformAddress.slice(0, this.terraformAddress.indexOf("."));
+    const from = `${type}.${terraformNameOfPath(previousPath)}`;
+    if (from === this.terraformAddress) throw new Error(renamedFromItself(this.node.path, previousPath));
+    moveFrom(this.#element, from);
   }
 
   /** Whether removing or destroying the construct deletes the live resource. */

@@ -58,6 +58,11 @@ export function documentHash(value: unknown): string {
 export function resourceBaseName(construct: IConstruct): string {
   const stack = stackOf(construct);
   const scopes = construct.node.scopes;
-  const name = scopes.slice(scopes.indexOf(stack) + 1).map((scope) => scope.node.id).join("_").replace(/[^A-Za-z0-9_-]/g, "_");
+  return terraformNameOfPath(scopes.slice(scopes.indexOf(stack) + 1).map((scope) => scope.node.id).join("/"));
+}
+
+/** The terraform resource name of a construct path below its stack (`api/get-orders` → `api_get-orders`): other characters than letters, digits, `_` and `-` become `_`. */
+export function terraformNameOfPath(path: string): string {
+  const name = path.replace(/[^A-Za-z0-9_-]/g, "_");
   return /^[A-Za-z_]/.test(name) ? name : `_${name}`;
 }

@@ -35,6 +35,14 @@ export function cliUnusedByProvider(cli: string): string {
   return `cli ${JSON.stringify(cli)} is not used by the provider vehicle: terraform runs converge's own provider, and no provisioner runs the CLI; leave cli out, or choose the null_resource or terraform_data vehicle`;
 }
 
+export function switchingWithoutProvider(from: string, vehicle: string): string {
+  return `switchingFrom ${JSON.stringify(from)} is not valid with vehicle ${JSON.stringify(vehicle)}: expected vehicle "provider" (switchingFrom names the CLI vehicle a deployed stack moves from to converge's provider); leave switchingFrom out`;
+}
+
+export function renamedFromItself(path: string, previousPath: string): string {
+  return `[${path}] renamedFrom ${JSON.stringify(previousPath)} names the construct's own terraform resource: expected the path below the stack the construct had before its rename`;
+}
+
 export function tokenVariableWithProvider(name: string): string {
   return `tokenEnvironmentVariable ${JSON.stringify(name)} is not available with the provider vehicle: the provider reads its token from CONVERGE_TOKEN where terraform runs (it is never written into cdk.tf.json); leave tokenEnvironmentVariable out and set CONVERGE_TOKEN`;
 }

@@ -9,4 +9,4 @@ export { Integration, type IntegrationProps } from "./integration.js";
 export { Route, type RouteProps } from "./route.js";
 export { RegionOptIn, type RegionOptInProps } from "./region-opt-in.js";
 export { Api, type ApiProps } from "./api.js";
-export { VEHICLES, type Vehicle } from "./vehicle.js";
+export { VEHICLES, type CliVehicle, type Vehicle } from "./vehicle.js";

@@ -23,6 +23,12 @@ export interface ProviderElement {
   readonly ignoreChanges?: ReadonlyArray<string>;
   /** The import ID of a pinned live resource (`API_ID/ROUTE_ID`): terraform imports it into the resource. */
   readonly importId?: string | undefined;
+  /**
+   * The import ID that names the live resource by converge's identity (`API_ID?route_key=…`,
+   * `ACCOUNT_ID/TYPE`, src/provider/resources/natural-import-id.ts): imported when the stack
+   * switches from a CLI vehicle (ConvergeConfig's `switchingFrom`) and the construct has no pin.
+   */
+  readonly naturalImportId?: string | undefined;
   readonly postconditions?: ReadonlyArray<Condition>;
 }
 
@@ -70,6 +76,11 @@ export function specAttributes(
 /** The attribute of a document's `account` (a contact's, a Region's): the account's ID, when the document names one. */
 export function accountAttribute(account: unknown): Record<string, unknown> {
   return account === undefined ? {} : { [HEAD_ATTRIBUTES.account]: templateLiteral(account) };
+}
+
+/** The import ID of an account's resource by its identity: `ACCOUNT_ID/KEY`, or `KEY` for the caller's own account (the provider's form). */
+export function naturalImportIdOf(account: unknown, key: unknown): string {
+  return templateLiteral(account === undefined ? String(key) : `${String(account)}/${String(key)}`) as string;
 }
 
 /** A reference to an attribute of a resource of the stack: `${converge_integration.backend.integration_id}`. */

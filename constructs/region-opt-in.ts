@@ -2,7 +2,7 @@ import type { Construct } from "constructs";
 import { REGION_OPT_IN_SERVICE_NAMES } from "../src/desired/kinds/region-opt-in.js";
 import { RegionOptInDocument } from "../src/desired/schema.js";
 import { ConvergeResource } from "./converge-resource.js";
-import { accountAttribute, specAttributes } from "./provider-vehicle.js";
+import { accountAttribute, naturalImportIdOf, specAttributes } from "./provider-vehicle.js";
 
 export interface RegionOptInProps {
   /** The 12-digit account whose Region this is. @default the account of the token's identity (the caller's own) */
@@ -29,7 +29,7 @@ export class RegionOptIn extends ConvergeResource {
       schema: RegionOptInDocument,
       provider: () => {
         const { attributes, ignoreChanges } = specAttributes(spec, RegionOptInDocument.shape.spec.shape, { serviceNames: REGION_OPT_IN_SERVICE_NAMES });
-        return { block: "resource", type: "converge_region_opt_in", attributes: { ...accountAttribute(account), ...attributes }, ignoreChanges };
+        return { block: "resource", type: "converge_region_opt_in", attributes: { ...accountAttribute(account), ...attributes }, ignoreChanges, naturalImportId: naturalImportIdOf(account, spec.region) };
       },
     });
   }

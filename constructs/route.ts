@@ -92,5 +92,7 @@ function routeOnProvider(props: RouteProps, context: ProviderContext): ProviderD
     attributes: { [HEAD_ATTRIBUTES.api]: apiId, ...attributes },
     ignoreChanges,
     importId: routeId !== undefined ? `${apiId}/${routeId}` : undefined,
+    // encodeURIComponent leaves no `${` or `%{` for terraform to read as a template
+    naturalImportId: `${apiId}?${fieldAttribute("routeKey")}=${encodeURIComponent(String(spec.routeKey))}`,
   };
 }

@@ -290,6 +290,26 @@ export function declareVehicleProvider(scope: Construct, id: string, vehicle: Ve
   if (vehicle === "provider") kitOf(scope).converge.provider(scope, id, options.endpoint !== undefined ? { endpoint: templateLiteral(options.endpoint) } : {});
 }
 
+/**
+ * Moves the state of a resource the stack held at `fromAddress` (`converge_route.old`) to `resource`:
+ * a `moved` block (cdktf's and cdktn's own `moveFromId`).
+ */
+export function moveFrom(resource: VehicleResource, fromAddress: string): void {
+  const element = terraformResources.get(resource);
+  if (element === undefined) throw new Error(`${resource.address} is not a resource this adapter made`);
+  element.moveFromId(fromAddress);
+}
+
+/**
+ * Makes terraform forget resources of the stack without destroying them (`removed` blocks with
+ * `lifecycle { destroy = false }`, terraform ≥ 1.7): no destroy-time provisioner runs, nothing is
+ * sent. cdktf and cdktn have no construct for the block: it is the stack's override.
+ */
+export function forgetResources(scope: IConstruct, addresses: ReadonlyArray<string>): void {
+  const stack = kitOf(scope).library.TerraformStack.of(scope);
+  stack.addOverride("removed", addresses.map((address) => ({ from: address, lifecycle: { destroy: false } })));
+}
+
 /** Whether the app of `scope` writes HCL (`cdktf synth --hcl`) instead of cdk.tf.json. */
 export function synthesizesHcl(scope: IConstruct): boolean {
   const root = scope.node.root;

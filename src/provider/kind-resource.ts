@@ -9,6 +9,7 @@ import {
   isUnknown,
   warningDiagnostic,
   type Diagnostic,
+  type MovableResource,
   type PlanResult,
   type ResourceType,
   type Schema,
@@ -16,6 +17,7 @@ import {
 } from "./runtime/index.js";
 import type { LoadedDocument } from "../desired/load.js";
 import { applyAction, needsOfDocument, planDocument, terraformDocument, type ConvergeSession, type OnePlan } from "./converge-session.js";
+import { documentOfMovedState } from "./moved-from-terraform-data.js";
 import { attributeOfWire, type AttributeOfPath, type SpecField } from "./terraform-fields.js";
 
 /** A resource's attribute values (configuration, plan or state) by attribute name. */
@@ -72,6 +74,14 @@ export interface KindBinding<Live> {
   state(live: Live, specValues: Values, held: Values): Values;
   /** The state's identity from an import ID (the other attributes null; `read` fills them in). */
   importId(id: string): Values;
+  /** The import ID of the live resource a document of the kind names (its pin, else its natural key), for a state moved from a `terraform_data` holding the document. */
+  importIdOf?(document: Document): string;
+  /**
+   * For an import ID that names the live resource by converge's identity (natural-import-id.ts):
+   * the values that say which live state to read, and the one live resource they name (throws when
+   * none or several do); undefined for an ID of the `importId` form.
+   */
+  naturalImport?(id: string): { readonly values: Values; find(live: LiveState): Live } | undefined;
   /** The live resource for people: `route abc1234 (GET /orders)`. */
   describe(live: Live): string;
   /**
@@ -254,7 +264,15 @@ export function kindResource<Live>(binding: KindBinding<Live>): KindResource {
     return state;
   }
 
-  const resource: ResourceType<Schema, ConvergeSession> = {
+  async function importState(session: ConvergeSession, id: string, signal: AbortSignal): Promise<Values> {
+    const natural = binding.naturalImport?.(id);
+    if (natural === undefined) return binding.importId(id);
+    const counterpart = natural.find(await session.cache.read(await needsOf(binding, natural.values), signal));
+    // the state's IDs from the live resource found; `read`, which terraform calls next, fills in the rest
+    return binding.state(counterpart, Object.fromEntries(binding.fields.map((field) => [field.attribute, null])), natural.values);
+  }
+
+  const resource: ConvergeResourceType = {
     schema: binding.schema,
 
     validate({ config }) {
@@ -292,7 +310,9 @@ export function kindResource<Live>(binding: KindBinding<Live>): KindResource {
     async read({ provider: session, state, signal }) {
       hold(session, state);
       const live = await session.cache.read(await needsOf(binding, state), signal);
-      const counterpart = binding.liveOf(state, live);
+      // a state moved from a terraform_data holds a natural-key import ID until its first read
+      const natural = typeof state.id === "string" ? binding.naturalImport?.(state.id) : undefined;
+      const counterpart = natural === undefined ? binding.liveOf(state, live) : natural.find(live);
       if (counterpart === undefined) return null;
       const liveValues = binding.liveValues(counterpart);
       // an imported state holds only the identity: what else the document needs comes from live
@@ -327,8 +347,21 @@ export function kindResource<Live>(binding: KindBinding<Live>): KindResource {
       if (binding.liveOf(prior, await session.cache.read(needs, signal)) !== undefined) session.cache.forget(needs);
     },
 
-    async importState({ id }) {
-      return binding.importId(id);
+    importState: ({ provider: session, id, signal }) => importState(session, id, signal),
+
+    /**
+     * From a `terraform_data` whose input is a document of the kind (moved-from-terraform-data.ts):
+     * the state an import of the document's import ID starts from, made without the service
+     * (terraform moves before it configures the provider). A natural-key ID stays the state's `id`
+     * until `read` finds the live resource it names.
+     */
+    async moveState(request) {
+      const document = binding.importIdOf === undefined ? null : documentOfMovedState(binding.kind, binding.typeName, request);
+      if (document === null) return null;
+      const id = binding.importIdOf!(document);
+      const natural = binding.naturalImport?.(id);
+      const empty = Object.fromEntries(Object.keys(binding.schema.attributes).map((attribute) => [attribute, null]));
+      return natural === undefined ? { ...empty, ...binding.importId(id) } : { ...empty, ...natural.values, id };
     },
   };
   return { typeName: binding.typeName, resource };
@@ -337,10 +370,13 @@ export function kindResource<Live>(binding: KindBinding<Live>): KindResource {
 /** A converge kind's terraform resource under its type name (the name is written once, in the kind's binding). */
 export interface KindResource {
   readonly typeName: string;
-  readonly resource: ResourceType<Schema, ConvergeSession>;
+  readonly resource: ConvergeResourceType;
 }
 
+/** A kind's terraform resource: the runtime's resource type, which also takes state moved from a `terraform_data` (MoveResourceState). */
+export type ConvergeResourceType = ResourceType<Schema, ConvergeSession> & MovableResource<Schema>;
+
 /** The resources of kinds as a provider lists them: by type name, in the order given. */
-export function resourcesByTypeName(resources: ReadonlyArray<KindResource>): Record<string, ResourceType<Schema, ConvergeSession>> {
+export function resourcesByTypeName(resources: ReadonlyArray<KindResource>): Record<string, ConvergeResourceType> {
   return Object.fromEntries(resources.map(({ typeName, resource }) => [typeName, resource]));
 }

@@ -33,7 +33,7 @@ export interface AccountChildOptions<Live> {
 /** The parts of a binding every setting of an account has the same way. */
 export type AccountChildBinding<Live> = Pick<
   KindBinding<Live>,
-  "kind" | "typeName" | "schema" | "fields" | "identityAttributes" | "document" | "attributeOf" | "liveOf" | "matched" | "state" | "importId" | "requestFields"
+  "kind" | "typeName" | "schema" | "fields" | "identityAttributes" | "document" | "attributeOf" | "liveOf" | "matched" | "state" | "importId" | "importIdOf" | "requestFields"
 >;
 
 /**
@@ -54,6 +54,8 @@ export function accountChild<Live>(options: AccountChildOptions<Live>): AccountC
       ...Object.fromEntries(Object.entries(attributeSchemasOf(fields)).map(([name, attribute]) => [name, name === keyAttribute ? { ...attribute, requiresReplace: true } : attribute])),
     },
   };
+  const keyField = fields.find((field) => field.attribute === keyAttribute)?.field;
+  if (keyField === undefined) throw new Error(`${typeName}: the key attribute ${keyAttribute} is not one of the spec's attributes`);
   const liveOf = (values: Values, live: LiveState) => options.find(typeof values.account_id === "string" ? values.account_id : SELF, values, live);
   return {
     kind: options.kind,
@@ -79,6 +81,11 @@ export function accountChild<Live>(options: AccountChildOptions<Live>): AccountC
     importId(id) {
       const [account, key] = id.includes("/") ? parseImportId(id, typeName, ["ACCOUNT_ID", importName]) : [null, id];
       return { id, account_id: account, [keyAttribute]: key };
+    },
+    /** A document's setting: `ACCOUNT_ID/KEY`, or `KEY` for the caller's own account (for a state moved from a `terraform_data`). */
+    importIdOf(document) {
+      const key = String((document.spec as Readonly<Record<string, unknown>>)[keyField]);
+      return "account" in document && typeof document.account === "string" ? `${document.account}/${key}` : key;
     },
     requestFields: () => ({}),
   };

@@ -6,6 +6,9 @@ import { INTEGRATION_FIELDS, type Integration } from "../../contract/gateway.js"
 import { kindResource, type Values } from "../kind-resource.js";
 import { liveValuesOf, specFields } from "../terraform-fields.js";
 import { apiOf, gatewayChild } from "./gateway-child.js";
+import { isNaturalImportId, oneMatch, parseNaturalImportId } from "./natural-import-id.js";
+import { NATURAL_KEY_FIELDS } from "../../desired/kinds/integration.js";
+import { fieldAttribute } from "../../desired/terraform-attributes.js";
 
 /** An integration's spec fields as attributes: every integration field of the service, the two it fills in computed too. */
 const FIELDS = specFields(INTEGRATION_FIELDS, {
@@ -52,6 +55,30 @@ export const integrationResource = kindResource<Integration>({
   matched({ request }, values, live, context) {
     if (context && typeof values.api_id === "string") return integrationOf(values, live, integrationIds(context).get(`${values.api_id}/${NAME}`));
     return isIntegrationRequest(request) && "integrationId" in request ? integrationOf(values, live, request.integrationId) : undefined;
+  },
+  /** A document's integration: `API_ID/INTEGRATION_ID` when pinned, else its natural key's fields it sets. */
+  importIdOf(document) {
+    if (document.kind !== "Integration") throw new Error(`converge_integration: expected an Integration document, received a ${document.kind}`);
+    const { api, spec } = document;
+    if (spec.integrationId !== undefined) return `${String(api)}/${spec.integrationId}`;
+    const keyed: Readonly<Record<string, unknown>> = spec;
+    const fields = NATURAL_KEY_FIELDS.filter((field) => typeof keyed[field] === "string");
+    return `${String(api)}?${fields.map((field) => `${fieldAttribute(field)}=${encodeURIComponent(String(keyed[field]))}`).join("&")}`;
+  },
+  /**
+   * `API_ID?integration_type=…&integration_uri=…` (any of the natural key's attributes): the one live
+   * integration of the API that matches, by converge's own rule (a key field left out matches anything).
+   */
+  naturalImport(id) {
+    if (!isNaturalImportId(id)) return undefined;
+    const attributes = NATURAL_KEY_FIELDS.map((field) => fieldAttribute(field));
+    const natural = parseNaturalImportId(id, "converge_integration", attributes, ["integration_type"]);
+    const spec = Object.fromEntries(NATURAL_KEY_FIELDS.filter((field) => Object.hasOwn(natural.attributes, fieldAttribute(field))).map((field) => [field, natural.attributes[fieldAttribute(field)]]));
+    const matching = (integration: Integration) => matchesNaturalKey(spec, integration);
+    return {
+      values: { api_id: natural.apiId },
+      find: (live) => oneMatch(live.apis[natural.apiId]?.integrations.filter(matching) ?? [], id, "converge_integration", (integration) => integration.integrationId, natural.apiId),
+    };
   },
   liveValues: (integration) => liveValuesOf(FIELDS, integration),
   describe: (integration) => `integration ${integration.integrationId} (${[integration.integrationType, integration.integrationMethod, integration.integrationUri].filter(Boolean).join(" ")})`,

@@ -3,6 +3,7 @@ import { ROUTE_FIELDS, type Route } from "../../contract/gateway.js";
 import { kindResource } from "../kind-resource.js";
 import { liveValuesOf, specFields } from "../terraform-fields.js";
 import { apiOf, gatewayChild } from "./gateway-child.js";
+import { isNaturalImportId, oneMatch, parseNaturalImportId } from "./natural-import-id.js";
 
 /** A route's spec fields as attributes: the service's route fields, scopes as a set, the two it fills in computed too. */
 const FIELDS = specFields(ROUTE_FIELDS, {
@@ -33,6 +34,21 @@ export const routeResource = kindResource<Route>({
   matched(_action, values, live) {
     if (typeof values.route_id === "string") return ROUTE.liveOf(values, live);
     return apiOf(values, live)?.routes.find((route) => route.routeKey === values.route_key);
+  },
+  /** A document's route: `API_ID/ROUTE_ID` when pinned, else `API_ID?route_key=KEY` (its API by ID; moved-from-terraform-data.ts refuses another). */
+  importIdOf(document) {
+    if (document.kind !== "Route") throw new Error(`converge_route: expected a Route document, received a ${document.kind}`);
+    const { api, spec } = document;
+    return spec.routeId !== undefined ? `${String(api)}/${spec.routeId}` : `${String(api)}?route_key=${encodeURIComponent(spec.routeKey)}`;
+  },
+  /** `API_ID?route_key=KEY`: the API's route of that key, as converge matches an unpinned route. */
+  naturalImport(id) {
+    if (!isNaturalImportId(id)) return undefined;
+    const { apiId, attributes } = parseNaturalImportId(id, "converge_route", ["route_key"], ["route_key"]);
+    return {
+      values: { api_id: apiId },
+      find: (live) => oneMatch(live.apis[apiId]?.routes.filter((route) => route.routeKey === attributes.route_key) ?? [], id, "converge_route", (route) => route.routeId, apiId),
+    };
   },
   liveValues: (route) => liveValuesOf(FIELDS, route),
   describe: (route) => `route ${route.routeId} (${route.routeKey})`,

@@ -40,6 +40,7 @@ export {
 } from "./schema.js";
 export { types, typeFromJson, typeToJson, type CtyType, type CtyTypeJson } from "./cty-type.js";
 export { containsUnknown, isObjectValue, isUnknown, TypedValue, UNKNOWN, Unknown, valuesEqual, type Value } from "./value.js";
+export type { MovableResource, MoveStateRequest } from "./resource-move.js";
 export { formatPath, valueAtPath, withValueAtPath, type AttributePath, type PathStep } from "./attribute-path.js";
 export { DiagnosticsError, errorDiagnostic, hasErrors, isDiagnosticsError, warningDiagnostic, type Diagnostic } from "./diagnostics.js";
 export { decodeMsgpack, encodeMsgpack } from "./msgpack-codec.js";

@@ -79,6 +79,7 @@ export interface DynamicValueAnswer {
 export interface ServerCapabilities {
   readonly plan_destroy: boolean;
   readonly get_provider_schema_optional: boolean;
+  readonly move_resource_state: boolean;
 }
 
 /** tfplugin6's `Schema` message. */
@@ -166,6 +167,19 @@ export interface ImportResourceStateResponse extends DiagnosticsAnswer {
   readonly imported_resources?: ReadonlyArray<{ readonly type_name: string; readonly state: DynamicValueAnswer }>;
 }
 
+/** tfplugin6's `MoveResourceState.Request`, as `protocol.ts` decodes it (the fields the runtime reads). */
+export interface MoveResourceStateRequest {
+  readonly source_provider_address: string;
+  readonly source_type_name: string;
+  readonly source_schema_version: number;
+  readonly source_state: { readonly json: Buffer } | null;
+  readonly target_type_name: string;
+}
+
+export interface MoveResourceStateResponse extends DiagnosticsAnswer {
+  readonly target_state?: DynamicValueAnswer;
+}
+
 export interface ReadDataSourceResponse extends DiagnosticsAnswer {
   readonly state?: DynamicValueAnswer;
 }
@@ -190,6 +204,7 @@ export interface ProviderRpcMessages {
   readonly PlanResourceChange: [request: PlanResourceChangeRequest, response: PlanResourceChangeResponse];
   readonly ApplyResourceChange: [request: ApplyResourceChangeRequest, response: ApplyResourceChangeResponse];
   readonly ImportResourceState: [request: ImportResourceStateRequest, response: ImportResourceStateResponse];
+  readonly MoveResourceState: [request: MoveResourceStateRequest, response: MoveResourceStateResponse];
   readonly ReadDataSource: [request: ReadDataSourceRequest, response: ReadDataSourceResponse];
   readonly StopProvider: [request: object, response: StopProviderResponse];
 }

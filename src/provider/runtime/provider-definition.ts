@@ -117,6 +117,8 @@ export interface ListedResource<P> {
   delete(request: CallContext<P> & { readonly prior: never }): Promise<void>;
   importState?(request: CallContext<P> & { readonly id: string }): Promise<unknown>;
   upgradeState?(request: never): unknown;
+  /** See `MovableResource` (resource-move.ts). */
+  moveState?(request: never): Promise<unknown>;
 }
 
 /** A `DataSourceType` of any schema, as a provider lists it (see `ListedResource`). */

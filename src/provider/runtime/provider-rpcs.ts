@@ -18,6 +18,7 @@ export const PROVIDER_RPCS = [
   "PlanResourceChange",
   "ApplyResourceChange",
   "ImportResourceState",
+  "MoveResourceState",
   "ReadDataSource",
   "StopProvider",
 ] as const satisfies ReadonlyArray<keyof ProviderRpcMessages>;

@@ -22,6 +22,7 @@ import {
   type GetProviderSchemaResponse,
   type GetResourceIdentitySchemasResponse,
   type ImportResourceStateResponse,
+  type MoveResourceStateRequest,
   type PlanResourceChangeResponse,
   type ReadDataSourceResponse,
   type ReadResourceResponse,
@@ -34,6 +35,7 @@ import {
 import type { DataSourceType, ProviderDefinition, ResourceType, ServedProvider } from "./provider-definition.js";
 import { applyResourceChange } from "./resource-apply.js";
 import { planResourceChange } from "./resource-plan.js";
+import { moveResourceState } from "./resource-move.js";
 import { schemaToProtocol } from "./schema-protocol.js";
 import { impliedType, schemaProblems, type ConfigOf, type Schema, type StateOf } from "./schema.js";
 import { ProcessState } from "./process-state.js";
@@ -43,13 +45,13 @@ import { containsUnknown, type Value } from "./value.js";
 
 /**
  * The tfplugin6 `Provider` service over a provider definition, as handlers by RPC name. RPCs not
- * here (identity, moves, ephemeral resources, lists, actions, state stores, functions' calls)
+ * here (identity, ephemeral resources, lists, actions, state stores, functions' calls)
  * are answered UNIMPLEMENTED by the server; terraform 1.11 does not call them.
  */
 export function providerHandlers<P>(served: ServedProvider<P>, protocol: Protocol, log: Logger): ProviderHandlers {
   const definition = served as unknown as RuntimeDefinition<P>;
   const processState = new ProcessState<P>(log);
-  const capabilities: ServerCapabilities = { plan_destroy: true, get_provider_schema_optional: true };
+  const capabilities: ServerCapabilities = { plan_destroy: true, get_provider_schema_optional: true, move_resource_state: true };
   let schemaAnswer: Buffer | undefined;
 
   const resourceOf = (typeName: string) => lookup(definition.resources, typeName, "resource");
@@ -179,6 +181,8 @@ export function providerHandlers<P>(served: ServedProvider<P>, protocol: Protoco
       });
       return result.value === undefined ? answer(result.diagnostics) : { imported_resources: [{ type_name: request.type_name, state: result.value }], ...answer(result.diagnostics) };
     },
+
+    MoveResourceState: (request: MoveResourceStateRequest) => moveResourceState<P>(resourceOf(request.target_type_name), request, log),
 
     async ReadDataSource(request: ReadDataSourceRequest): Promise<ReadDataSourceResponse> {
       const dataSource = dataSourceOf(request.type_name);

@@ -39,6 +39,11 @@ export function schemasFirstProvider<P>(schemas: ProviderSchemas, load: () => Pr
         if (!target.importState) throw new Error(`${name} cannot be imported`);
         return target.importState(request);
       },
+      // null: the real resource takes no state from other types (resource-move.ts says so to terraform)
+      moveState: async (request) => {
+        const target = await real();
+        return target.moveState ? target.moveState(request) : null;
+      },
       upgradeState: async (request) => {
         const target = await real();
         if (!target.upgradeState) throw new Error(`${name} has no upgrade of older state`);

@@ -103,7 +103,12 @@ describe("handshake", () => {
   });
 
   it("answers RPCs terraform 1.11 never calls UNIMPLEMENTED", async () => {
-    await expect(plugin.call("MoveResourceState", { target_type_name: "toy_item" })).rejects.toMatchObject({ code: 12 });
+    await expect(plugin.call("ValidateEphemeralResourceConfig", { type_name: "toy_item" })).rejects.toMatchObject({ code: 12 });
+  });
+
+  it("refuses MoveResourceState to a type that takes no state from other types, with a diagnostic naming both", async () => {
+    const answer = await plugin.call("MoveResourceState", { source_type_name: "terraform_data", target_type_name: "toy_item" });
+    expect(answer).toMatchObject({ diagnostics: [{ severity: "ERROR", summary: "moving terraform_data to toy_item is not supported", detail: expect.stringContaining("toy_item takes no state from other resource types") }] });
   });
 });
 
