@@ -123,7 +123,7 @@ export function convergeRuns(result: TerraformResult): string[] {
  * install fails.
  */
 export async function installConvergeProvider(home: string): Promise<string> {
-  const { code, stdout, stderr } = await runProcess(process.execPath, [builtCliPath(), "provider", "install"], { env: { PATH: process.env.PATH ?? "", HOME: home }, timeoutMs: 30_000 });
+  const { code, stdout, stderr } = await runProcess(process.execPath, [builtCliPath(), "provider", "install", "--wrapper"], { env: { PATH: process.env.PATH ?? "", HOME: home }, timeoutMs: 30_000 });
   if (code !== 0) throw new Error(`converge provider install exited ${code}: ${stdout}${stderr}`);
   return stdout;
 }
