@@ -172,7 +172,7 @@ describe("the release installed every way terraform installs a provider, with No
     expect(lockedHashes(work.path(".terraform.lock.hcl"))).toEqual([packageHashV1(zipEntries(zip))]);
   }, TERRAFORM_TEST_TIMEOUT_MS);
 
-  it("installs from a network_mirror over HTTPS (a throwaway CA through SSL_CERT_FILE), accepting VERSION.json's hashes", async () => {
+  it("installs from a network_mirror over HTTPS (a throwaway CA through SSL_CERT_FILE), accepting VERSION.json's hashes and refusing the zip when they are others", async () => {
     const tls = throwawayTls(join(root, "tls"));
     const served = join(root, "network-mirror");
     cpSync(join(release.outDir, "network-mirror"), served, { recursive: true });
@@ -184,8 +184,18 @@ describe("the release installed every way terraform installs a provider, with No
       const work = workingDir(space, "GET /release-network-mirror", { SSL_CERT_FILE: tls.caFile });
       await lifecycle(work, "GET /release-network-mirror");
       expect(requested).toEqual(expect.arrayContaining([`/${PROVIDER_DIR}/index.json`, `/${PROVIDER_DIR}/${release.version}.json`, `/${PROVIDER_DIR}/${basename(release.zip)}`]));
-      const listed = (JSON.parse(readFileSync(join(served, PROVIDER_DIR, `${release.version}.json`), "utf8")) as { archives: Record<string, { hashes: string[] }> }).archives.linux_amd64!.hashes;
-      expect(lockedHashes(work.path(".terraform.lock.hcl"))).toEqual([...listed].sort());
+      const versionFile = join(served, PROVIDER_DIR, `${release.version}.json`);
+      const listed = (JSON.parse(readFileSync(versionFile, "utf8")) as { archives: Record<string, { hashes: string[] }> }).archives.linux_amd64!.hashes;
+      // terraform records the h1: hash it computed of what it installed, which must be one VERSION.json lists
+      expect(lockedHashes(work.path(".terraform.lock.hcl"))).toEqual([listed.find((hash) => hash.startsWith("h1:"))]);
+
+      // and it checks the zip against them: listing other hashes makes the same zip refused
+      const other = { archives: { linux_amd64: { url: basename(release.zip), hashes: [packageHashV1([{ name: entryName, data: Buffer.from("another executable") }]), zipHash(Buffer.from("another zip"))] } } };
+      writeFileSync(versionFile, JSON.stringify(other));
+      const refused = workingDir(workspace("network-mirror-refused", readFileSync(space.cliConfig, "utf8")), "GET /release-network-refused", { SSL_CERT_FILE: tls.caFile });
+      const init = await refused.init();
+      expect(init.code, describeResult(init)).toBe(1);
+      expect(`${init.stdout}${init.stderr}`.replace(/\s+/g, " ")).toContain("provider package doesn't match the any of the expected checksums");
     } finally {
       await new Promise((resolveClose) => server.close(resolveClose));
     }

@@ -94,7 +94,9 @@ export function writeHideNodeScript(root: string): string {
   const emptyDir = join(root, "empty-dir");
   writeFileSync(emptyFile, "");
   mkdirSync(emptyDir, { recursive: true });
-  const directories = [...new Set([PACKAGE_ROOT, realpathSync(join(PACKAGE_ROOT, "node_modules")), releaseCacheDir()].filter((path) => existsSync(path)))];
+  const candidates = [realpathSync(PACKAGE_ROOT), realpathSync(join(PACKAGE_ROOT, "node_modules")), releaseCacheDir()].filter((path) => existsSync(path));
+  // a directory inside another is hidden with it (and its mount point is gone once the outer one is covered)
+  const directories = [...new Set(candidates)].filter((path) => !candidates.some((outer) => path.startsWith(`${outer}/`)));
   const script = join(root, "hide-node.sh");
   writeFileSync(
     script,
