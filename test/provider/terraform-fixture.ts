@@ -83,6 +83,8 @@ export interface ProviderHome {
   readonly executable: string;
   /** What `converge provider install` printed and how it exited. */
   readonly install: ProcessResult;
+  /** Whether it installed the packaged single executable (CONVERGE_TEST_PROVIDER=packaged), not the development wrapper. */
+  readonly packaged: boolean;
   remove(): void;
 }
 
@@ -99,11 +101,12 @@ export async function installProvider(label: string): Promise<ProviderHome> {
   mkdirSync(home);
   const cliConfig = join(root, "empty.tfrc");
   writeFileSync(cliConfig, "");
-  const install = await runProcess(process.execPath, [builtCliPath(), "provider", "install", ...(await installSource())], {
+  const source = await installSource();
+  const install = await runProcess(process.execPath, [builtCliPath(), "provider", "install", ...source], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home },
     timeoutMs: 60_000,
   });
-  return { root, home, cliConfig, executable: mirroredExecutable(home), install, remove: () => rmSync(root, { recursive: true, force: true }) };
+  return { root, home, cliConfig, executable: mirroredExecutable(home), install, packaged: source[0] === "--from", remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 
 /**

