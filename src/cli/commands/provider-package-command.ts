@@ -8,6 +8,8 @@ export interface ProviderPackageFlags {
   readonly out?: string;
   readonly signWith?: string;
   readonly platforms: string;
+  /** false with --no-code-cache. */
+  readonly codeCache: boolean;
 }
 
 /** `converge provider package`: the provider's release files, each platform's executable, the mirror layouts. */
@@ -24,6 +26,7 @@ export async function providerPackageCommand(flags: ProviderPackageFlags): Promi
       cacheDir: releaseCacheDir(),
       signWith: flags.signWith,
       hostPlatform: terraformPlatform(),
+      codeCache: flags.codeCache,
     });
   } catch (error) {
     throw new CliError(`provider package: ${(error as Error).message}`);

@@ -24,6 +24,8 @@ export interface PackageProviderOptions {
   readonly cacheDir: string;
   /** A gpg key (id, fingerprint or e-mail) to sign SHA256SUMS with; no signature without it. */
   readonly signWith?: string | undefined;
+  /** Build the packaging machine's executable with V8's code cache (faster start, not byte-reproducible). */
+  readonly codeCache: boolean;
   /** terraform's name of the machine packaging, whose executable is built with a code cache and run once to check it. */
   readonly hostPlatform: string;
 }
@@ -83,7 +85,7 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
     const executableDir = join(outDir, "executables", platform.name);
     rmSync(executableDir, { recursive: true, force: true });
     mkdirSync(executableDir, { recursive: true });
-    const executable = buildSeaExecutable({ builder, target, bundle: bundle.file, output: join(executableDir, name), configFile: join(buildDir, `sea-config-${platform.name}.json`) });
+    const executable = buildSeaExecutable({ builder, target, bundle: bundle.file, output: join(executableDir, name), configFile: join(buildDir, `sea-config-${platform.name}.json`), codeCache: options.codeCache });
     const verified = platform.name === options.hostPlatform ? await assertHandshake(executable.file) : false;
     const zip = join(outDir, releaseZipName(options.version, platform.name));
     await writeReleaseZip({ executable: executable.file, name, output: zip });

@@ -14,10 +14,19 @@ export interface SeaExecutable {
  * `--build-sea`: `builder` (a Node.js of SEA_NODE_VERSION that runs here) writes the blob into a
  * copy of `target` (the same version's executable for the release's platform) at `output`. The
  * code cache of the bundle, which V8 makes by compiling it here, is included only when target is
- * the builder (a cache is valid only for the V8 and CPU that made it).
+ * the builder (a cache is valid only for the V8 and CPU that made it) and `codeCache` is set:
+ * without it the same bundle always gives the same executable, byte for byte.
  */
-export function buildSeaExecutable(options: { readonly builder: string; readonly target: string; readonly bundle: string; readonly output: string; readonly configFile: string }): SeaExecutable {
-  const codeCache = options.builder === options.target;
+export function buildSeaExecutable(options: {
+  readonly builder: string;
+  readonly target: string;
+  readonly bundle: string;
+  readonly output: string;
+  readonly configFile: string;
+  /** Include the code cache where it can be (faster start; V8's cache is not the same bytes from one build to the next). */
+  readonly codeCache: boolean;
+}): SeaExecutable {
+  const codeCache = options.codeCache && options.builder === options.target;
   const config = {
     main: options.bundle,
     mainFormat: "module",

@@ -6,7 +6,10 @@ import { tmpdir } from "node:os";
 import { basename, join, normalize } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageHashV1, sha256Hex, zipHash } from "../../../src/cli/release/provider-hashes.js";
+import { RELEASE_PLATFORMS } from "../../../src/cli/release/release-platform.js";
 import { writeReleaseZip } from "../../../src/cli/release/release-zip.js";
+import { buildSeaExecutable } from "../../../src/cli/release/sea-executable.js";
+import { releaseCacheDir, seaNodeBinary } from "../../../src/cli/release/sea-node.js";
 import type { RunningService } from "../../../src/service/index.js";
 import { runProcess } from "../../support/run-process.js";
 import { builtCliPath } from "../../support/serve-process.js";
@@ -135,12 +138,21 @@ describe("converge provider package", () => {
     expect(readFileSync(again).equals(zip)).toBe(true);
   }, PACKAGE_TIMEOUT_MS);
 
+  it("builds the same executable from the same bundle without the code cache (--no-code-cache), byte for byte", async () => {
+    const node = seaNodeBinary(RELEASE_PLATFORMS[0]!, releaseCacheDir());
+    const bundle = join(release.outDir, "build", "terraform-provider-converge.mjs");
+    const build = (name: string) => buildSeaExecutable({ builder: node, target: node, bundle, output: join(root, name), configFile: join(root, `${name}.json`), codeCache: false });
+    const [first, second] = [build("reproducible-1"), build("reproducible-2")];
+    expect(first.codeCache).toBe(false);
+    expect(sha256Hex(readFileSync(first.file))).toBe(sha256Hex(readFileSync(second.file)));
+  }, PACKAGE_TIMEOUT_MS);
+
   it("rejects an unknown platform and a signing key gpg does not have, naming them, before building anything", async () => {
     const out = join(root, "rejected");
     const cli = (args: string[]) => runProcess(process.execPath, [builtCliPath(), "provider", "package", "--out", out, ...args], { env: { PATH: process.env.PATH ?? "", HOME: root, GNUPGHOME: join(root, "no-gnupg") } });
     const platform = await cli(["--platforms", "linux_amd64,plan9_mips"]);
     expect(platform.code).toBe(1);
-    expect(platform.stderr).toContain('--platforms names "plan9_mips": expected one of linux_amd64');
+    expect(platform.stderr).toContain('--platforms names "plan9_mips": expected one of linux_amd64, linux_arm64, darwin_amd64, windows_amd64');
     const key = await cli(["--sign-with", "nobody@example.invalid"]);
     expect(key.code).toBe(1);
     expect(key.stderr).toContain('--sign-with "nobody@example.invalid": gpg has no secret key of that name');
