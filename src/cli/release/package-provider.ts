@@ -9,7 +9,7 @@ import { executableName, manifestName, releaseZipName, sha256SumsName } from "./
 import { RELEASE_PLATFORMS, SEA_NODE_VERSION, type ReleasePlatform } from "./release-platform.js";
 import { writeReleaseZip } from "./release-zip.js";
 import { buildSeaExecutable } from "./sea-executable.js";
-import { seaNodeBinary } from "./sea-node.js";
+import { seaNodeBinary, strippedNodeBinary } from "./sea-node.js";
 
 /** What `converge provider package` is asked to build. */
 export interface PackageProviderOptions {
@@ -37,6 +37,8 @@ export interface PackagedPlatform {
   readonly executable: string;
   readonly executableBytes: number;
   readonly codeCache: boolean;
+  /** Whether its Node.js was stripped of symbols first (the packaging machine's own platform, when binutils' strip is installed). */
+  readonly stripped: boolean;
   readonly zip: string;
   readonly zipBytes: number;
   /** `h1:` (the zip's contents) and `zh:` (the zip) hashes. */
@@ -80,18 +82,26 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
 
   const platforms: PackagedPlatform[] = [];
   for (const platform of options.platforms) {
-    const target = platform.name === builderPlatform.name ? builder : seaNodeBinary(platform, options.cacheDir);
+    const native = platform.name === builderPlatform.name;
+    const target = native ? strippedNodeBinary(builder) : { binary: seaNodeBinary(platform, options.cacheDir), stripped: false };
     const name = executableName(options.version, platform.executableSuffix);
     const executableDir = join(outDir, "executables", platform.name);
     rmSync(executableDir, { recursive: true, force: true });
     mkdirSync(executableDir, { recursive: true });
-    const executable = buildSeaExecutable({ builder, target, bundle: bundle.file, output: join(executableDir, name), configFile: join(buildDir, `sea-config-${platform.name}.json`), codeCache: options.codeCache });
+    const executable = buildSeaExecutable({
+      builder,
+      target: target.binary,
+      bundle: bundle.file,
+      output: join(executableDir, name),
+      configFile: join(buildDir, `sea-config-${platform.name}.json`),
+      codeCache: options.codeCache && native,
+    });
     const verified = platform.name === options.hostPlatform ? await assertHandshake(executable.file) : false;
     const zip = join(outDir, releaseZipName(options.version, platform.name));
     await writeReleaseZip({ executable: executable.file, name, output: zip });
     const archive = readFileSync(zip);
     const hashes = [packageHashV1([{ name, data: readFileSync(executable.file) }]), zipHash(archive)];
-    platforms.push({ platform: platform.name, executable: executable.file, executableBytes: executable.bytes, codeCache: executable.codeCache, zip, zipBytes: archive.length, hashes, verified });
+    platforms.push({ platform: platform.name, executable: executable.file, executableBytes: executable.bytes, codeCache: executable.codeCache, stripped: target.stripped, zip, zipBytes: archive.length, hashes, verified });
   }
 
   const manifest = join(outDir, manifestName(options.version));

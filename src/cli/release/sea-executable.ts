@@ -5,17 +5,17 @@ import { chmodSync, statSync, writeFileSync } from "node:fs";
 export interface SeaExecutable {
   readonly file: string;
   readonly bytes: number;
-  /** Whether V8's code cache of the bundle is in it (only when the builder runs the target's own Node.js). */
+  /** Whether V8's code cache of the bundle is in it. */
   readonly codeCache: boolean;
 }
 
 /**
  * Makes a Node.js single executable application of `bundle` (an ESM file) with Node.js's own
  * `--build-sea`: `builder` (a Node.js of SEA_NODE_VERSION that runs here) writes the blob into a
- * copy of `target` (the same version's executable for the release's platform) at `output`. The
- * code cache of the bundle, which V8 makes by compiling it here, is included only when target is
- * the builder (a cache is valid only for the V8 and CPU that made it) and `codeCache` is set:
- * without it the same bundle always gives the same executable, byte for byte.
+ * copy of `target` (the same version's executable for the release's platform) at `output`. With
+ * `codeCache`, V8's code cache of the bundle, made by compiling it here, goes in too: only for a
+ * target of the builder's own platform (a cache is valid only for the V8 and CPU that made it).
+ * Without it the same bundle always gives the same executable, byte for byte.
  */
 export function buildSeaExecutable(options: {
   readonly builder: string;
@@ -23,10 +23,10 @@ export function buildSeaExecutable(options: {
   readonly bundle: string;
   readonly output: string;
   readonly configFile: string;
-  /** Include the code cache where it can be (faster start; V8's cache is not the same bytes from one build to the next). */
+  /** Include V8's code cache (faster start; not the same bytes from one build to the next). */
   readonly codeCache: boolean;
 }): SeaExecutable {
-  const codeCache = options.codeCache && options.builder === options.target;
+  const codeCache = options.codeCache;
   const config = {
     main: options.bundle,
     mainFormat: "module",

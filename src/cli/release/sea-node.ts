@@ -55,3 +55,20 @@ function run(command: string, args: ReadonlyArray<string>, what: string): void {
     throw new Error(`${what} failed: ${command} ${args.join(" ")} exited ${result.status ?? result.error?.message}: ${result.stderr.trim()}`);
   }
 }
+
+/**
+ * A copy of `binary` (the packaging machine's own Node.js build, an ELF executable) without its
+ * symbols and debug information, kept beside it in the cache: a third smaller, and it runs the same.
+ * The original when binutils' `strip` is not installed (then `stripped` is false).
+ */
+export function strippedNodeBinary(binary: string): { readonly binary: string; readonly stripped: boolean } {
+  const stripped = `${binary}-stripped`;
+  if (existsSync(stripped)) return { binary: stripped, stripped: true };
+  const partial = `${stripped}.${process.pid}.partial`;
+  const result = spawnSync("strip", ["--strip-all", "-o", partial, binary], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  if (result.error && (result.error as NodeJS.ErrnoException).code === "ENOENT") return { binary, stripped: false };
+  if (result.error || result.status !== 0) throw new Error(`strip --strip-all ${binary} exited ${result.status ?? result.error?.message}: ${result.stderr.trim()}`);
+  chmodSync(partial, 0o755);
+  renameSync(partial, stripped);
+  return { binary: stripped, stripped: true };
+}
