@@ -72,8 +72,7 @@ export async function bundleProvider(options: { readonly entry: string; readonly
       },
     ],
   });
-  const problems = [...result.errors, ...result.warnings.filter((warning) => warning.id !== "empty-import-meta")];
-  if (result.errors.length > 0) throw new Error(`esbuild could not bundle ${options.entry}: ${problems.map((problem) => problem.text).join("; ")}`);
+  if (result.errors.length > 0) throw new Error(`esbuild could not bundle ${options.entry}: ${result.errors.map((problem) => problem.text).join("; ")}`);
   const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
   return { file: options.outFile, bytes, inputs: Object.keys(result.metafile.inputs).length, dataFiles };
 }
