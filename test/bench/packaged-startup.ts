@@ -9,7 +9,7 @@ import { selfSignedCertificate } from "../../src/provider/runtime/self-signed-ce
 
 /**
  * The handshake (start to go-plugin's line on stdout, as terraform starts a provider) of converge's
- * provider in each form, one after the other in one run, RUNS times each: the development wrapper's
+ * provider in each form, in rounds of one start of each (RUNS rounds): the development wrapper's
  * Node.js on the compiled provider, Node.js 26 on the release's bundle, and the single executable
  * without and with V8's code cache (the first built here from the same bundle).
  * `node dist/test/bench/packaged-startup.js RELEASE_DIR [RUNS]` after `converge provider package --out RELEASE_DIR`.
@@ -38,24 +38,31 @@ function once(command: string, args: ReadonlyArray<string>): Promise<number> {
   });
 }
 
-async function measure(what: string, command: string, args: ReadonlyArray<string> = []): Promise<void> {
-  await once(command, args);
-  const times: number[] = [];
-  for (let run = 0; run < runs; run++) times.push(await once(command, args));
-  times.sort((a, b) => a - b);
-  const at = (fraction: number) => times[Math.min(times.length - 1, Math.floor(fraction * times.length))]!;
-  console.log(`${what}, ${runs} runs: median ${at(0.5).toFixed(1)} ms (min ${times[0]!.toFixed(1)}, p90 ${at(0.9).toFixed(1)}, max ${times.at(-1)!.toFixed(1)})`);
+/** Each form once per round, RUNS rounds (so that a change of the machine's load falls on all alike), then each one's median and spread. */
+async function measureInterleaved(forms: ReadonlyArray<{ readonly what: string; readonly command: string; readonly args?: ReadonlyArray<string> }>): Promise<void> {
+  const times = forms.map(() => [] as number[]);
+  for (const form of forms) await once(form.command, form.args ?? []);
+  for (let run = 0; run < runs; run++) {
+    for (const [index, form] of forms.entries()) times[index]!.push(await once(form.command, form.args ?? []));
+  }
+  for (const [index, form] of forms.entries()) {
+    const sorted = times[index]!.sort((a, b) => a - b);
+    const at = (fraction: number) => sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))]!;
+    console.log(`${form.what}, ${runs} runs: median ${at(0.5).toFixed(1)} ms (min ${sorted[0]!.toFixed(1)}, p90 ${at(0.9).toFixed(1)}, max ${sorted.at(-1)!.toFixed(1)})`);
+  }
 }
 
 const node26 = seaNodeBinary(RELEASE_PLATFORMS[0]!, releaseCacheDir());
 const scratch = mkdtempSync(join(tmpdir(), "converge-startup-"));
 try {
   const withoutCache = buildSeaExecutable({ builder: node26, target: strippedNodeBinary(node26).binary, bundle, output: join(scratch, "no-code-cache"), configFile: join(scratch, "sea.json"), codeCache: false });
-  await measure("node 26 printing a line (the floor)", node26, ["-e", "console.log(1)"]);
-  await measure("development wrapper: this Node.js on dist/src/provider/main.js", process.execPath, [join(ROOT, "dist/src/provider/main.js")]);
-  await measure("node 26 on the release's bundle", node26, [bundle]);
-  await measure("single executable without code cache", withoutCache.file);
-  await measure("single executable with code cache (the release's)", executable);
+  await measureInterleaved([
+    { what: "node 26 printing a line (the floor)", command: node26, args: ["-e", "console.log(1)"] },
+    { what: "development wrapper: this Node.js on dist/src/provider/main.js", command: process.execPath, args: [join(ROOT, "dist/src/provider/main.js")] },
+    { what: "node 26 on the release's bundle", command: node26, args: [bundle] },
+    { what: "single executable without code cache", command: withoutCache.file },
+    { what: "single executable with code cache (the release's)", command: executable },
+  ]);
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }
