@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 
 import { writeMirrorLayouts, type MirrorLayouts } from "./mirror-layouts.js";
@@ -69,15 +69,21 @@ export interface ProviderRelease {
  * completes go-plugin's handshake.
  */
 export async function packageProvider(options: PackageProviderOptions): Promise<ProviderRelease> {
-  const outDir = resolve(options.outDir);
-  const buildDir = join(outDir, "build");
-  rmSync(buildDir, { recursive: true, force: true });
-  mkdirSync(buildDir, { recursive: true });
-  if (options.signWith !== undefined) assertSigningKey(options.signWith);
-
-  const bundle = await bundleProvider({ entry: options.entry, packageRoot: options.packageRoot, outFile: join(buildDir, "terraform-provider-converge.mjs") });
   const builderPlatform = RELEASE_PLATFORMS.find((platform) => platform.name === options.hostPlatform);
   if (!builderPlatform) throw new Error(`provider package runs on ${RELEASE_PLATFORMS.map((platform) => platform.name).join(", ")}: this machine is ${options.hostPlatform}, for which the npm registry has no Node.js ${SEA_NODE_VERSION} to build with`);
+  if (options.signWith !== undefined) assertSigningKey(options.signWith);
+
+  const outDir = resolve(options.outDir);
+  const buildDir = join(outDir, "build");
+  // a release directory holds one release: an earlier one's archives, sums or signature would not match this one
+  mkdirSync(outDir, { recursive: true });
+  for (const entry of readdirSync(outDir)) {
+    if (entry.startsWith("terraform-provider-converge_")) rmSync(join(outDir, entry), { force: true });
+  }
+  for (const platform of RELEASE_PLATFORMS) rmSync(join(outDir, "executables", platform.name), { recursive: true, force: true });
+  mkdirSync(buildDir, { recursive: true });
+
+  const bundle = await bundleProvider({ entry: options.entry, packageRoot: options.packageRoot, outFile: join(buildDir, "terraform-provider-converge.mjs") });
   const builder = seaNodeBinary(builderPlatform, options.cacheDir);
 
   const platforms: PackagedPlatform[] = [];
@@ -86,7 +92,6 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
     const target = native ? strippedNodeBinary(builder) : { binary: seaNodeBinary(platform, options.cacheDir), stripped: false };
     const name = executableName(options.version, platform.executableSuffix);
     const executableDir = join(outDir, "executables", platform.name);
-    rmSync(executableDir, { recursive: true, force: true });
     mkdirSync(executableDir, { recursive: true });
     const executable = buildSeaExecutable({
       builder,
