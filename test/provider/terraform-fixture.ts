@@ -110,12 +110,12 @@ export async function installProvider(label: string): Promise<ProviderHome> {
 }
 
 /**
- * What `converge provider install` installs for the tests: the development wrapper (`--wrapper`,
+ * What `converge provider install` installs for the tests (its flags): the development wrapper (`--wrapper`,
  * this checkout's compiled provider on this Node.js), or with CONVERGE_TEST_PROVIDER=packaged the
  * single executable of a release packaged for the tests (`--from`), so that the provider's tests
  * can run against the packaged executable as they do against the wrapper.
  */
-async function installSource(): Promise<string[]> {
+export async function installSource(): Promise<string[]> {
   const choice = process.env.CONVERGE_TEST_PROVIDER ?? "wrapper";
   if (choice === "wrapper") return ["--wrapper"];
   if (choice !== "packaged") throw new Error(`CONVERGE_TEST_PROVIDER is ${JSON.stringify(choice)}: expected "wrapper" (the default) or "packaged"`);
