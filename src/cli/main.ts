@@ -160,15 +160,29 @@ program
     process.exitCode = await demoCommand();
   });
 
-program
-  .command("provider")
-  .description("the terraform provider (terraform-provider-converge)")
+const providerCommand = program.command("provider").description("the terraform provider (terraform-provider-converge)");
+
+providerCommand
   .command("install")
-  .description("put the provider where terraform finds it: terraform's implied local mirror ~/.terraform.d/plugins (honouring HOME), or --dir")
+  .description("put the provider where terraform finds it: terraform's implied local mirror ~/.terraform.d/plugins (honouring HOME), or --dir; the packaged executable when `provider package` built one for this machine, else a wrapper that runs this converge on this Node.js")
   .option("--dir <dir>", "another filesystem mirror to install into")
-  .action(async (options: { dir?: string }) => {
+  .option("--from <dir>", "the release directory of `provider package --out` to install the executable from (default: dist/release of this converge)")
+  .option("--wrapper", "install the development wrapper even when a packaged executable is built")
+  .action(async (options: { dir?: string; from?: string; wrapper?: boolean }) => {
     const { providerInstallCommand } = await import("./commands/provider-command.js");
     process.exitCode = providerInstallCommand(options);
+  });
+
+providerCommand
+  .command("package")
+  .description("build the provider's release: a single executable per platform (Node.js SEA), terraform-provider-converge_VERSION_OS_ARCH.zip, SHA256SUMS (signed with --sign-with), manifest.json and filesystem and network mirror layouts")
+  .option("--out <dir>", "the release directory (default: dist/release of this converge)")
+  .option("--sign-with <key>", "a gpg key (id, fingerprint or e-mail) to sign SHA256SUMS with")
+  .option("--platforms <list>", "comma-separated terraform platforms to build (linux_amd64, linux_arm64, darwin_amd64, windows_amd64)", "linux_amd64")
+  .option("--no-code-cache", "leave V8's code cache out of this machine's executable: slower start, but the same bytes from every build")
+  .action(async (options: { out?: string; signWith?: string; platforms: string; codeCache: boolean }) => {
+    const { providerPackageCommand } = await import("./commands/provider-package-command.js");
+    process.exitCode = await providerPackageCommand(options);
   });
 
 program

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,7 +15,10 @@ const PROVIDER_HOST_PATHS = ["registry.terraform.io", "registry.opentofu.org"].m
  * The provider's executable entry, beside the CLI in this package: a file the installed script
  * runs, not a module the CLI imports (the CLI and the provider are both top layers, docs/manual/layout.md).
  */
-const PROVIDER_MAIN = new URL("../provider/main.js", import.meta.url);
+export const PROVIDER_MAIN = fileURLToPath(new URL("../provider/main.js", import.meta.url));
+
+/** Where `converge provider package` writes a release unless told otherwise, and `provider install` looks for one: `dist/release`. */
+export const DEFAULT_RELEASE_DIR = fileURLToPath(new URL("../../release", import.meta.url));
 
 /** What `installProvider` did. */
 export interface InstalledProvider {
@@ -26,15 +29,26 @@ export interface InstalledProvider {
   readonly platform: string;
   /** The filesystem mirror it is in. */
   readonly mirror: string;
+  /** The packaged single executable it is a copy of; none when it is the development wrapper. */
+  readonly packaged: string | undefined;
 }
 
 /** The version of this converge: its package.json's, the first one above this module (compiled or not). */
 export function convergeVersion(): string {
+  return convergePackageJson().version;
+}
+
+/** The directory of this converge's package.json. */
+export function convergePackageRoot(): string {
+  return convergePackageJson().root;
+}
+
+function convergePackageJson(): { readonly root: string; readonly version: string } {
   for (let directory = dirname(fileURLToPath(import.meta.url)); ; directory = dirname(directory)) {
     const file = join(directory, "package.json");
     if (existsSync(file)) {
       const packageJson = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
-      if (packageJson.name === "converge" && packageJson.version) return packageJson.version;
+      if (packageJson.name === "converge" && packageJson.version) return { root: directory, version: packageJson.version };
     }
     if (dirname(directory) === directory) throw new Error(`no package.json of converge above ${fileURLToPath(import.meta.url)}`);
   }
@@ -52,26 +66,40 @@ export function terraformPlatform(platform: NodeJS.Platform = process.platform, 
  * Puts `terraform-provider-converge` where terraform finds it without any CLI configuration:
  * terraform's implied local mirror `$HOME/.terraform.d/plugins` (or `mirror`, another filesystem
  * mirror), in its unpacked layout `registry.terraform.io/converge/converge/VERSION/PLATFORM/` (and
- * `registry.opentofu.org/…` for OpenTofu). The
- * executable is a shell script that runs this converge's provider on this Node.js; it is written
+ * `registry.opentofu.org/…` for OpenTofu). The executable is the single executable `converge
+ * provider package` built for this platform and version in `from` (default DEFAULT_RELEASE_DIR)
+ * when there is one (and `wrapper` is not set); else, or with `wrapper`, a shell script that runs
+ * this converge's compiled provider on this Node.js (the development wrapper). Either is written
  * whole and renamed into place, so a terraform that starts it meanwhile never sees half of it.
  */
-export function installProvider(options: { readonly mirror?: string | undefined; readonly env?: NodeJS.ProcessEnv } = {}): InstalledProvider {
+export function installProvider(options: { readonly mirror?: string | undefined; readonly env?: NodeJS.ProcessEnv; readonly from?: string | undefined; readonly wrapper?: boolean | undefined } = {}): InstalledProvider {
   const env = options.env ?? process.env;
   const mirror = options.mirror ?? join(env.HOME || homedir(), ".terraform.d", "plugins");
   const version = convergeVersion();
   const platform = terraformPlatform();
-  const main = fileURLToPath(PROVIDER_MAIN);
-  const script = `#!/bin/sh\n# converge ${version}: the terraform provider, on the Node.js that installed it\nexec ${shellQuote(process.execPath)} ${shellQuote(main)} "$@"\n`;
+  const packaged = options.wrapper ? undefined : packagedExecutable(options.from, platform, version);
   const [executable, ...others] = PROVIDER_HOST_PATHS.map((hostPath) => join(mirror, hostPath, version, platform, `terraform-provider-converge_v${version}`));
   for (const path of [executable!, ...others]) {
     mkdirSync(dirname(path), { recursive: true });
     const partial = `${path}.${process.pid}.partial`;
-    writeFileSync(partial, script, { mode: 0o755 });
+    if (packaged === undefined) writeFileSync(partial, wrapperScript(version), { mode: 0o755 });
+    else copyFileSync(packaged, partial);
     chmodSync(partial, 0o755);
     renameSync(partial, path);
   }
-  return { executable: executable!, version, platform, mirror: resolve(mirror) };
+  return { executable: executable!, version, platform, mirror: resolve(mirror), packaged };
+}
+
+/** The executable `converge provider package` built in `from` for this platform and version; none (the wrapper, then) when `from` is not given and nothing is built in the default directory. */
+function packagedExecutable(from: string | undefined, platform: string, version: string): string | undefined {
+  const file = join(from ?? DEFAULT_RELEASE_DIR, "executables", platform, `terraform-provider-converge_v${version}`);
+  if (existsSync(file)) return file;
+  if (from === undefined) return undefined;
+  throw new Error(`--from ${from} has no executable for ${platform} at version ${version} (expected ${file}): run converge provider package --out ${from} first`);
+}
+
+function wrapperScript(version: string): string {
+  return `#!/bin/sh\n# converge ${version}: the terraform provider, on the Node.js that installed it\nexec ${shellQuote(process.execPath)} ${shellQuote(PROVIDER_MAIN)} "$@"\n`;
 }
 
 function shellQuote(text: string): string {

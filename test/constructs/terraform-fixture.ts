@@ -4,6 +4,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEMO_WORLD, type WorldInput } from "../../src/service/index.js";
 import { builtCliPath } from "../support/serve-process.js";
+import { installSource } from "../provider/terraform-fixture.js";
 import { e2eWorld } from "../e2e/e2e-fixture.js";
 
 /**
@@ -118,12 +119,12 @@ export function convergeRuns(result: TerraformResult): string[] {
 }
 
 /**
- * `converge provider install` as a user runs it, into terraform's implied local mirror of `home`
+ * `converge provider install` as a user runs it (the wrapper, or the packaged executable with CONVERGE_TEST_PROVIDER=packaged: see installSource), into terraform's implied local mirror of `home`
  * (`home/.terraform.d/plugins`): the compiled CLI with HOME set to `home`. Fails the test when the
  * install fails.
  */
 export async function installConvergeProvider(home: string): Promise<string> {
-  const { code, stdout, stderr } = await runProcess(process.execPath, [builtCliPath(), "provider", "install"], { env: { PATH: process.env.PATH ?? "", HOME: home }, timeoutMs: 30_000 });
+  const { code, stdout, stderr } = await runProcess(process.execPath, [builtCliPath(), "provider", "install", ...(await installSource())], { env: { PATH: process.env.PATH ?? "", HOME: home }, timeoutMs: 30_000 });
   if (code !== 0) throw new Error(`converge provider install exited ${code}: ${stdout}${stderr}`);
   return stdout;
 }

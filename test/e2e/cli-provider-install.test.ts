@@ -11,7 +11,7 @@ describe("converge provider install", () => {
   let home: string;
   const version = convergeVersion();
   const platform = terraformPlatform();
-  const install = (args: string[] = []) => runProcess(process.execPath, [builtCliPath(), "provider", "install", ...args], { env: { PATH: process.env.PATH ?? "", HOME: home } });
+  const install = (args: string[] = []) => runProcess(process.execPath, [builtCliPath(), "provider", "install", "--wrapper", ...args], { env: { PATH: process.env.PATH ?? "", HOME: home } });
 
   beforeAll(async () => {
     home = await mkdtemp(join(tmpdir(), "converge-install-"));

@@ -83,6 +83,8 @@ export interface ProviderHome {
   readonly executable: string;
   /** What `converge provider install` printed and how it exited. */
   readonly install: ProcessResult;
+  /** Whether it installed the packaged single executable (CONVERGE_TEST_PROVIDER=packaged), not the development wrapper. */
+  readonly packaged: boolean;
   remove(): void;
 }
 
@@ -99,11 +101,26 @@ export async function installProvider(label: string): Promise<ProviderHome> {
   mkdirSync(home);
   const cliConfig = join(root, "empty.tfrc");
   writeFileSync(cliConfig, "");
-  const install = await runProcess(process.execPath, [builtCliPath(), "provider", "install"], {
+  const source = await installSource();
+  const install = await runProcess(process.execPath, [builtCliPath(), "provider", "install", ...source], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home },
     timeoutMs: 60_000,
   });
-  return { root, home, cliConfig, executable: mirroredExecutable(home), install, remove: () => rmSync(root, { recursive: true, force: true }) };
+  return { root, home, cliConfig, executable: mirroredExecutable(home), install, packaged: source[0] === "--from", remove: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+/**
+ * What `converge provider install` installs for the tests (its flags): the development wrapper (`--wrapper`,
+ * this checkout's compiled provider on this Node.js), or with CONVERGE_TEST_PROVIDER=packaged the
+ * single executable of a release packaged for the tests (`--from`), so that the provider's tests
+ * can run against the packaged executable as they do against the wrapper.
+ */
+export async function installSource(): Promise<string[]> {
+  const choice = process.env.CONVERGE_TEST_PROVIDER ?? "wrapper";
+  if (choice === "wrapper") return ["--wrapper"];
+  if (choice !== "packaged") throw new Error(`CONVERGE_TEST_PROVIDER is ${JSON.stringify(choice)}: expected "wrapper" (the default) or "packaged"`);
+  const { testRelease } = await import("../cli/release/release-fixture.js");
+  return ["--from", (await testRelease()).outDir];
 }
 
 /** Fails with what to do when terraform 1.11 cannot be run: these tests need it and are never skipped. */
@@ -155,7 +172,7 @@ export class TerraformDir {
   readonly dir: string;
   readonly env: Readonly<Record<string, string>>;
 
-  constructor(home: ProviderHome, name: string, env: Readonly<Record<string, string>>) {
+  constructor(home: Pick<ProviderHome, "root" | "home" | "cliConfig">, name: string, env: Readonly<Record<string, string>>) {
     this.dir = join(home.root, name);
     mkdirSync(this.dir, { recursive: true });
     this.env = {

@@ -63,7 +63,8 @@ describe("examples/terraform-hcl under terraform 1.11", { timeout: TERRAFORM_TES
     expect(home.install.code, home.install.stderr).toBe(0);
     expect(home.install.stdout).toContain(home.executable);
     expect(statSync(home.executable).mode & 0o111).toBe(0o111);
-    expect(readFileSync(home.executable, "utf8")).toMatch(/^#!\/bin\/sh\n(?:#.*\n)?exec '.+node' '.+\/dist\/src\/provider\/main\.js' "\$@"\n$/);
+    if (home.packaged) expect(readFileSync(home.executable).subarray(0, 4).toString("latin1")).toBe("\x7fELF");
+    else expect(readFileSync(home.executable, "utf8")).toMatch(/^#!\/bin\/sh\n(?:#.*\n)?exec '.+node' '.+\/dist\/src\/provider\/main\.js' "\$@"\n$/);
 
     // every request to a registry would go through a proxy that refuses connections
     const offline = { HTTPS_PROXY: "http://127.0.0.1:9", HTTP_PROXY: "http://127.0.0.1:9" };

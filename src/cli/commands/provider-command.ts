@@ -5,19 +5,24 @@ import { CliError } from "../cli-error.js";
 
 export interface ProviderInstallFlags {
   readonly dir?: string;
+  readonly from?: string;
+  readonly wrapper?: boolean;
 }
 
 /** `converge provider install`: the provider where terraform finds it with no network and no CLI configuration. */
 export function providerInstallCommand(flags: ProviderInstallFlags): number {
   let installed;
   try {
-    installed = installProvider({ mirror: flags.dir });
+    installed = installProvider({ mirror: flags.dir, from: flags.from, wrapper: flags.wrapper });
   } catch (error) {
     throw new CliError(`provider install: ${(error as Error).message}`);
   }
   process.stdout.write([
     `installed terraform-provider-converge ${installed.version} (${installed.platform}) in ${installed.mirror}`,
     `  ${installed.executable}`,
+    installed.packaged === undefined
+      ? "  the development wrapper: it runs this converge's compiled provider on this Node.js (converge provider package builds a single executable)"
+      : `  the single executable ${installed.packaged}: no Node.js needed where it runs`,
     "",
     "use it with:",
     ...renderHcl([requiredProvidersBlock(installed.version)]).trimEnd().split("\n").map((line) => `  ${line}`),

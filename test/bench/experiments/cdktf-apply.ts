@@ -114,7 +114,7 @@ export const cdktfApply: BenchExperiment = {
           const cliConfig = join(directory, "terraformrc");
           await writeFile(cliConfig, "");
           // converge's provider in terraform's implied local mirror of this HOME, as `converge provider install` puts it
-          installProvider({ env: { HOME: directory } });
+          installProvider({ env: { HOME: directory }, wrapper: true });
           const env = { PATH: process.env.PATH ?? "", HOME: directory, TF_CLI_CONFIG_FILE: cliConfig, CHECKPOINT_DISABLE: "1", TF_IN_AUTOMATION: "1", CONVERGE_TOKEN: ESTATE_TOKEN };
           const line: string[] = [];
           let desiredFile = "";

@@ -147,7 +147,7 @@ export const terraformProvider: BenchExperiment = {
       }
       await writeFile(cliConfig, "");
       const baseEnv = { PATH: process.env.PATH ?? "", HOME: home, CHECKPOINT_DISABLE: "1", TF_IN_AUTOMATION: "1", CONVERGE_TOKEN: ESTATE_TOKEN };
-      const install = await runProcess(process.execPath, [builtCliPath(), "provider", "install"], { env: baseEnv });
+      const install = await runProcess(process.execPath, [builtCliPath(), "provider", "install", "--wrapper"], { env: baseEnv });
       if (install.code !== 0) throw new Error(`converge provider install exited ${install.code}: ${install.stderr}`);
 
       for (const size of SIZES) {

@@ -1,0 +1,111 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, sep } from "node:path";
+
+/**
+ * Where the bundle's modules believe they are: `import.meta.url` of a module bundled from
+ * `dist/src/provider/runtime/protocol.js` is `file:///converge-sea/dist/src/provider/runtime/protocol.js`.
+ * No such directory exists; the bundle answers reads of its files itself (BUNDLE_PRELUDE).
+ */
+const VIRTUAL_ROOT_URL = "file:///converge-sea/";
+
+/** What `bundleProvider` wrote. */
+export interface ProviderBundle {
+  /** The ESM bundle: the provider and everything it imports, its data files inlined. */
+  readonly file: string;
+  readonly bytes: number;
+  /** How many source files went into it. */
+  readonly inputs: number;
+  /** The data files inlined (relative to the package root: `dist/src/provider/provider-schemas.json`). */
+  readonly dataFiles: ReadonlyArray<string>;
+}
+
+/**
+ * Bundles the compiled provider (`entry`, `dist/src/provider/main.js`) with esbuild into one ESM
+ * file `outFile` that needs nothing beside it: every module of the package and of its
+ * dependencies, and the JSON files the build wrote under the entry's directory (the provider's
+ * schemas, the protocol's descriptor), which the modules read with `readFileSync` at paths from
+ * their `import.meta.url`. Each module's `import.meta.url` becomes its path under a virtual root,
+ * and the bundle's prelude answers `readFileSync` of the inlined files there (and only there).
+ * `createRequire(import.meta.url)(X)` becomes `require(X)`, so that esbuild bundles X too.
+ */
+export async function bundleProvider(options: { readonly entry: string; readonly packageRoot: string; readonly outFile: string }): Promise<ProviderBundle> {
+  const esbuild = await import("esbuild").catch((error: unknown) => {
+    throw new Error(`provider package needs esbuild, a devDependency of converge: run it from a checkout after npm install (${(error as Error).message})`);
+  });
+  const { packageRoot } = options;
+  const dataFiles = jsonFilesUnder(dirname(options.entry)).map((file) => relative(packageRoot, file).split(sep).join("/"));
+  const inlined = Object.fromEntries(dataFiles.map((file) => [file, readFileSync(join(packageRoot, file), "utf8")]));
+  const virtualUrl = (file: string) => {
+    const path = relative(packageRoot, file).split(sep).join("/");
+    return new URL(path.startsWith("..") ? `external/${path.replace(/^(\.\.\/)+/, "")}` : path, VIRTUAL_ROOT_URL).href;
+  };
+  const result = await esbuild.build({
+    entryPoints: [options.entry],
+    outfile: options.outFile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    minify: true,
+    legalComments: "none",
+    metafile: true,
+    logLevel: "silent",
+    banner: { js: bundlePrelude(inlined) },
+    plugins: [
+      {
+        name: "converge-virtual-files",
+        setup(build) {
+          build.onLoad({ filter: /\.[cm]?js$/ }, (args) => {
+            const text = readFileSync(args.path, "utf8");
+            if (!text.includes("import.meta")) return undefined;
+            const url = virtualUrl(args.path);
+            return {
+              loader: "js",
+              contents: text
+                .replace(/createRequire\(import\.meta\.url\)\(/g, "require(")
+                .replaceAll("import.meta.url", JSON.stringify(url))
+                .replaceAll("import.meta.dirname", `__convergeDirname(${JSON.stringify(url)})`)
+                .replaceAll("import.meta.filename", `__convergeFilename(${JSON.stringify(url)})`),
+            };
+          });
+        },
+      },
+    ],
+  });
+  if (result.errors.length > 0) throw new Error(`esbuild could not bundle ${options.entry}: ${result.errors.map((problem) => problem.text).join("; ")}`);
+  const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
+  return { file: options.outFile, bytes, inputs: Object.keys(result.metafile.inputs).length, dataFiles };
+}
+
+function jsonFilesUnder(directory: string): string[] {
+  return readdirSync(directory, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith(".json"))
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}
+
+/**
+ * The code before the bundle's modules: `require` for the CommonJS modules esbuild bundles into
+ * an ESM file, and `readFileSync` answering the inlined files at their virtual paths (every other
+ * path goes to the real one). `syncBuiltinESMExports` makes `import { readFileSync } from "node:fs"`
+ * see it too.
+ */
+function bundlePrelude(files: Readonly<Record<string, string>>): string {
+  return `import { createRequire as __convergeCreateRequire } from "node:module";
+const require = __convergeCreateRequire(import.meta.url);
+const __convergeDirname = (url) => require("node:path").dirname(require("node:url").fileURLToPath(url));
+const __convergeFilename = (url) => require("node:url").fileURLToPath(url);
+{
+  const fs = require("node:fs");
+  const { fileURLToPath } = require("node:url");
+  const inlined = new Map(Object.entries(${JSON.stringify(files)}).map(([path, text]) => [fileURLToPath(new URL(path, ${JSON.stringify(VIRTUAL_ROOT_URL)})), text]));
+  const readFileSync = fs.readFileSync;
+  fs.readFileSync = function (path, options) {
+    const text = inlined.get(path instanceof URL ? (path.protocol === "file:" ? fileURLToPath(path) : "") : String(path));
+    if (text === undefined) return readFileSync.apply(this, arguments);
+    return (typeof options === "string" ? options : options?.encoding) ? text : Buffer.from(text);
+  };
+  require("node:module").syncBuiltinESMExports();
+}
+`;
+}

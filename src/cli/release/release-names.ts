@@ -1,0 +1,13 @@
+/** The provider's type, namespace and origin registry host, as its source address `converge/converge` means them. */
+export const PROVIDER_TYPE = "converge";
+export const PROVIDER_NAMESPACE = "converge";
+export const PROVIDER_HOST = "registry.terraform.io";
+
+/** `terraform-provider-converge_VERSION_OS_ARCH.zip`: a release archive. */
+export const releaseZipName = (version: string, platform: string): string => `terraform-provider-${PROVIDER_TYPE}_${version}_${platform}.zip`;
+/** `terraform-provider-converge_VERSION_SHA256SUMS`: the archives' and the manifest's checksums. */
+export const sha256SumsName = (version: string): string => `terraform-provider-${PROVIDER_TYPE}_${version}_SHA256SUMS`;
+/** `terraform-provider-converge_VERSION_manifest.json`: the protocol versions the provider speaks. */
+export const manifestName = (version: string): string => `terraform-provider-${PROVIDER_TYPE}_${version}_manifest.json`;
+/** `terraform-provider-converge_vVERSION`: the executable inside an archive, as terraform's providers name theirs. */
+export const executableName = (version: string, suffix = ""): string => `terraform-provider-${PROVIDER_TYPE}_v${version}${suffix}`;

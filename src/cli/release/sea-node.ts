@@ -1,0 +1,74 @@
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+import { SEA_NODE_VERSION, type ReleasePlatform } from "./release-platform.js";
+
+/**
+ * Where fetched Node.js builds are kept between packagings: $CONVERGE_CACHE_DIR, else
+ * $XDG_CACHE_HOME/converge, else ~/.cache/converge.
+ */
+export function releaseCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.CONVERGE_CACHE_DIR) return env.CONVERGE_CACHE_DIR;
+  return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "converge");
+}
+
+/**
+ * The Node.js executable of `platform`'s npm package at SEA_NODE_VERSION, fetched once with
+ * `npm pack` (which ignores the package's os and cpu, unlike `npm install`), its tarball checked
+ * against the pinned integrity and its executable unpacked into the cache.
+ */
+export function seaNodeBinary(platform: ReleasePlatform, cacheDir: string): string {
+  const directory = join(cacheDir, `${platform.nodePackage}-${SEA_NODE_VERSION}`);
+  const binary = join(directory, platform.nodeBinary);
+  if (existsSync(binary)) return binary;
+  mkdirSync(cacheDir, { recursive: true });
+  const tarball = join(cacheDir, `${platform.nodePackage}-${SEA_NODE_VERSION}.tgz`);
+  if (!existsSync(tarball) || integrityOf(tarball) !== platform.nodeIntegrity) {
+    run("npm", ["pack", `${platform.nodePackage}@${SEA_NODE_VERSION}`, "--pack-destination", cacheDir, "--silent"], `fetching ${platform.nodePackage}@${SEA_NODE_VERSION}`);
+  }
+  const integrity = integrityOf(tarball);
+  if (integrity !== platform.nodeIntegrity) {
+    rmSync(tarball, { force: true });
+    throw new Error(`${platform.nodePackage}@${SEA_NODE_VERSION} has integrity ${integrity}: expected ${platform.nodeIntegrity}`);
+  }
+  const partial = `${directory}.${process.pid}.partial`;
+  rmSync(partial, { recursive: true, force: true });
+  mkdirSync(partial, { recursive: true });
+  run("tar", ["-xzf", tarball, "-C", partial, platform.nodeBinary], `unpacking ${tarball}`);
+  chmodSync(join(partial, platform.nodeBinary), 0o755);
+  rmSync(directory, { recursive: true, force: true });
+  renameSync(partial, directory);
+  rmSync(tarball, { force: true });
+  return binary;
+}
+
+function integrityOf(file: string): string {
+  return `sha512-${createHash("sha512").update(readFileSync(file)).digest("base64")}`;
+}
+
+function run(command: string, args: ReadonlyArray<string>, what: string): void {
+  const result = spawnSync(command, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  if (result.error || result.status !== 0) {
+    throw new Error(`${what} failed: ${command} ${args.join(" ")} exited ${result.status ?? result.error?.message}: ${result.stderr.trim()}`);
+  }
+}
+
+/**
+ * A copy of `binary` (the packaging machine's own Node.js build, an ELF executable) without its
+ * symbols and debug information, kept beside it in the cache: a third smaller, and it runs the same.
+ * The original when binutils' `strip` is not installed (then `stripped` is false).
+ */
+export function strippedNodeBinary(binary: string): { readonly binary: string; readonly stripped: boolean } {
+  const stripped = `${binary}-stripped`;
+  if (existsSync(stripped)) return { binary: stripped, stripped: true };
+  const partial = `${stripped}.${process.pid}.partial`;
+  const result = spawnSync("strip", ["--strip-all", "-o", partial, binary], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  if (result.error && (result.error as NodeJS.ErrnoException).code === "ENOENT") return { binary, stripped: false };
+  if (result.error || result.status !== 0) throw new Error(`strip --strip-all ${binary} exited ${result.status ?? result.error?.message}: ${result.stderr.trim()}`);
+  chmodSync(partial, 0o755);
+  renameSync(partial, stripped);
+  return { binary: stripped, stripped: true };
+}
