@@ -1,11 +1,10 @@
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { RELEASE_PLATFORMS } from "../../src/cli/release/release-platform.js";
 import { buildSeaExecutable } from "../../src/cli/release/sea-executable.js";
 import { releaseCacheDir, seaNodeBinary, strippedNodeBinary } from "../../src/cli/release/sea-node.js";
-import { selfSignedCertificate } from "../../src/provider/runtime/self-signed-certificate.js";
+import { handshakeMs } from "./handshake.js";
 
 /**
  * The handshake (start to go-plugin's line on stdout, as terraform starts a provider) of converge's
@@ -20,30 +19,14 @@ const runs = Number(process.argv[3] ?? 20);
 const executable = join(releaseDir, "executables/linux_amd64/terraform-provider-converge_v0.1.0");
 const bundle = join(releaseDir, "build/terraform-provider-converge.mjs");
 if (!existsSync(executable) || !existsSync(bundle)) throw new Error(`no release in ${releaseDir}: expected ${executable} and ${bundle} (converge provider package --out ${releaseDir})`);
-const clientCertificate = selfSignedCertificate().certificatePem;
 
-function once(command: string, args: ReadonlyArray<string>): Promise<number> {
-  return new Promise((resolveRun, reject) => {
-    const started = performance.now();
-    const child = spawn(command, [...args], {
-      env: { PATH: process.env["PATH"] ?? "", TF_PLUGIN_MAGIC_COOKIE: "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2", PLUGIN_PROTOCOL_VERSIONS: "5,6", PLUGIN_CLIENT_CERT: clientCertificate },
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-    child.stdout.once("data", () => {
-      const elapsed = performance.now() - started;
-      child.kill("SIGKILL");
-      child.once("exit", () => resolveRun(elapsed));
-    });
-    child.once("error", reject);
-  });
-}
 
 /** Each form once per round, RUNS rounds (so that a change of the machine's load falls on all alike), then each one's median and spread. */
 async function measureInterleaved(forms: ReadonlyArray<{ readonly what: string; readonly command: string; readonly args?: ReadonlyArray<string> }>): Promise<void> {
   const times = forms.map(() => [] as number[]);
-  for (const form of forms) await once(form.command, form.args ?? []);
+  for (const form of forms) await handshakeMs([form.command, ...(form.args ?? [])]);
   for (let run = 0; run < runs; run++) {
-    for (const [index, form] of forms.entries()) times[index]!.push(await once(form.command, form.args ?? []));
+    for (const [index, form] of forms.entries()) times[index]!.push(await handshakeMs([form.command, ...(form.args ?? [])]));
   }
   for (const [index, form] of forms.entries()) {
     const sorted = times[index]!.sort((a, b) => a - b);

@@ -1,7 +1,6 @@
-import { spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { resolve } from "node:path";
-import { selfSignedCertificate } from "../../src/provider/runtime/self-signed-certificate.js";
+import { handshakeMs } from "./handshake.js";
 
 /**
  * Time from starting a provider's executable as terraform does to its handshake line on stdout, for
@@ -22,28 +21,11 @@ export const EXECUTABLES: ReadonlyArray<{ readonly label: string; readonly comma
 
 const runs = Number(process.argv[2] ?? 21);
 generateKeyPairSync("ec", { namedCurve: "P-256" });
-const clientCertificate = selfSignedCertificate().certificatePem;
 
-/** The time to the first line on stdout of the command. */
-function once([command, ...args]: ReadonlyArray<string>): Promise<number> {
-  return new Promise((resolveRun, reject) => {
-    const started = performance.now();
-    const child = spawn(command!, args, {
-      env: { PATH: process.env["PATH"] ?? "", TF_PLUGIN_MAGIC_COOKIE: "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2", PLUGIN_PROTOCOL_VERSIONS: "5,6", PLUGIN_CLIENT_CERT: clientCertificate },
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-    child.stdout.once("data", () => {
-      const elapsed = performance.now() - started;
-      child.kill("SIGKILL");
-      child.once("exit", () => resolveRun(elapsed));
-    });
-    child.once("error", reject);
-  });
-}
 
 const times = EXECUTABLES.map((): number[] => []);
 for (let run = 0; run < runs; run++) {
-  for (const [index, executable] of EXECUTABLES.entries()) times[index]!.push(await once(executable.command));
+  for (const [index, executable] of EXECUTABLES.entries()) times[index]!.push(await handshakeMs(executable.command));
 }
 for (const [index, executable] of EXECUTABLES.entries()) {
   const sorted = times[index]!.sort((a, b) => a - b);

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -7,10 +8,17 @@ import { startService, type RunningService } from "../../../src/service/index.js
 import { runProcess } from "../../support/run-process.js";
 import { builtCliPath } from "../../support/serve-process.js";
 import { APIS, ESTATE_TOKEN, estateWorld } from "../estate.js";
+import { handshakeMs } from "../handshake.js";
 import type { BenchExperiment } from "../experiment.js";
 import { runTerraform, type TimedTerraform } from "../run-terraform.js";
 import { runCli } from "../run-cli.js";
 import { median } from "../stats.js";
+
+const REPOSITORY = resolve(import.meta.dirname, "../../../..");
+const VERSION = (JSON.parse(readFileSync(join(REPOSITORY, "package.json"), "utf8")) as { version: string }).version;
+/** Where `converge provider package` writes by default, and the linux_amd64 executable in it. */
+const RELEASE_DIR = join(REPOSITORY, "dist/release");
+const PACKAGED_EXECUTABLE = join(RELEASE_DIR, `executables/linux_amd64/terraform-provider-converge_v${VERSION}`);
 
 /** The reads of a no-change plan, as the service names them. */
 const READS = ["GetApis", "GetApi", "GetRoutes", "GetIntegrations", "GetRoute", "GetIntegration"];
@@ -124,16 +132,37 @@ const series = (): Series => ({ apply: [], plan: [], planReads: [] });
  * floor is the runtime with every resource's work taken out.
  */
 const OVERRIDDEN_PROVIDERS: ReadonlyArray<{ readonly label: string; readonly command: ReadonlyArray<string> }> = [
+  { label: "packaged executable", command: [PACKAGED_EXECUTABLE] },
   { label: "protocol floor", command: [process.execPath, resolve(import.meta.dirname, "../floor-provider.js")] },
 ];
 
+/** Each way's handshake (spawn to go-plugin's line, as terraform starts a provider), median of HANDSHAKES runs taken in turns. */
+const HANDSHAKES = 20;
+const HANDSHAKE_WAYS: ReadonlyArray<{ readonly label: string; readonly command: ReadonlyArray<string> }> = [
+  { label: "Node.js printing a line (this machine's Node.js)", command: [process.execPath, "-e", "console.log(1)"] },
+  { label: "converge provider, development wrapper (dist/src/provider/main.js)", command: [process.execPath, resolve(REPOSITORY, "dist/src/provider/main.js")] },
+  ...OVERRIDDEN_PROVIDERS,
+];
+
+/** The release's executable for this machine, built by `converge provider package` when dist/release has none of this version. */
+async function ensurePackagedExecutable(): Promise<void> {
+  if (existsSync(PACKAGED_EXECUTABLE)) return;
+  const packaged = await runProcess(process.execPath, [builtCliPath(), "provider", "package", "--out", RELEASE_DIR], { env: { ...process.env } as Record<string, string>, timeoutMs: 600_000 });
+  if (packaged.code !== 0 || !existsSync(PACKAGED_EXECUTABLE)) throw new Error(`converge provider package exited ${packaged.code} without ${PACKAGED_EXECUTABLE}: ${packaged.stderr.slice(-600)}`);
+}
+
 export const terraformProvider: BenchExperiment = {
   name: "terraform-provider",
-  description: "terraform apply from empty and no-change plan with the converge provider (100 and 1,000 routes + integrations) vs terraform_data, the protocol floor, and converge apply / plan",
+  description: "terraform apply from empty and no-change plan with the converge provider (100 and 1,000 routes + integrations), its development wrapper and its packaged executable, vs terraform_data, the protocol floor, and converge apply / plan; each way's handshake",
   async run({ rounds }) {
     const problems: string[] = [];
     const home = await mkdtemp(join(tmpdir(), "converge-bench-provider-"));
     const results: Array<{ size: Size; provider: Series; overridden: Series[]; data: Series; converge: Series }> = [];
+    await ensurePackagedExecutable();
+    const handshakes = HANDSHAKE_WAYS.map((): number[] => []);
+    for (let run = 0; run < HANDSHAKES; run += 1) {
+      for (const [index, way] of HANDSHAKE_WAYS.entries()) handshakes[index]!.push(await handshakeMs(way.command));
+    }
     try {
       const cliConfig = join(home, "terraformrc");
       const overrideConfigs: string[] = [];
@@ -250,6 +279,12 @@ export const terraformProvider: BenchExperiment = {
       `| --- | --- | --- | --- | --- | ${OVERRIDDEN_PROVIDERS.map(() => "--- | ").join("")}--- |`,
       ...rows,
       "",
+      `Handshake: spawn to go-plugin's line on stdout, as terraform starts a provider; median of ${HANDSHAKES}, the ways in turn:`,
+      "",
+      "| way | handshake |",
+      "| --- | --- |",
+      ...HANDSHAKE_WAYS.map(({ label }, index) => `| ${label} | ${median(handshakes[index]!).toFixed(1)} ms |`),
+      "",
       "Requests a no-change plan sends (reads; the provider's include its one GetApis):",
       "",
       "| resources | terraform plan with the provider | converge plan | provider ≤ converge |",
@@ -257,6 +292,6 @@ export const terraformProvider: BenchExperiment = {
       ...readRows,
       "",
     ].join("\n");
-    return { markdown, data: results, problems };
+    return { markdown, data: { results, handshakes: HANDSHAKE_WAYS.map(({ label }, index) => ({ label, ms: handshakes[index] })) }, problems };
   },
 };

@@ -1,0 +1,30 @@
+import { spawn } from "node:child_process";
+import { selfSignedCertificate } from "../../src/provider/runtime/self-signed-certificate.js";
+
+/** go-plugin's magic cookie, which terraform sets for the plugins it starts. */
+const MAGIC_COOKIE = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
+
+let clientCertificate: string | undefined;
+
+/**
+ * The time from spawning `command` (as terraform starts a provider: the magic cookie, the protocol
+ * versions and a client certificate in its environment) to its first line on stdout, go-plugin's
+ * handshake line; the process is then killed.
+ */
+export function handshakeMs([command, ...args]: ReadonlyArray<string>): Promise<number> {
+  clientCertificate ??= selfSignedCertificate().certificatePem;
+  return new Promise((resolveRun, reject) => {
+    const started = performance.now();
+    const child = spawn(command!, args, {
+      env: { PATH: process.env["PATH"] ?? "", TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE, PLUGIN_PROTOCOL_VERSIONS: "5,6", PLUGIN_CLIENT_CERT: clientCertificate },
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    child.stdout.once("data", () => {
+      const elapsed = performance.now() - started;
+      child.kill("SIGKILL");
+      child.once("exit", () => resolveRun(elapsed));
+    });
+    child.once("error", reject);
+    child.once("exit", (code) => reject(new Error(`${command} exited ${code} before its handshake line`)));
+  });
+}
