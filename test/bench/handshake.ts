@@ -19,12 +19,16 @@ export function handshakeMs([command, ...args]: ReadonlyArray<string>): Promise<
       env: { PATH: process.env["PATH"] ?? "", TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE, PLUGIN_PROTOCOL_VERSIONS: "5,6", PLUGIN_CLIENT_CERT: clientCertificate },
       stdio: ["ignore", "pipe", "ignore"],
     });
+    let elapsed: number | undefined;
     child.stdout.once("data", () => {
-      const elapsed = performance.now() - started;
+      elapsed = performance.now() - started;
       child.kill("SIGKILL");
-      child.once("exit", () => resolveRun(elapsed));
     });
     child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`${command} exited ${code} before its handshake line`)));
+    // after stdout has closed too, so that a line printed just before exiting still counts
+    child.once("close", (code) => {
+      if (elapsed === undefined) reject(new Error(`${command} exited ${code} before its handshake line`));
+      else resolveRun(elapsed);
+    });
   });
 }
