@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { commentedHcl, hclIdentifier, hclReference, hclTemplate, renderHcl, type HclBodyItem, type HclValue } from "../desired/hcl-writer.js";
-import { attributeValue, fieldAttribute, HEAD_ATTRIBUTES, requiredProvidersBlock } from "../desired/terraform-attributes.js";
+import { attributeValue, fieldAttribute, HEAD_ATTRIBUTES, requiredProvidersBlock, resourceTypeOf } from "../desired/terraform-attributes.js";
 import { terraformSlug } from "./export-fields.js";
 import type { ExportedDocument, ExportedFile } from "./export.js";
 import type { TerraformExport, TerraformResourceExport } from "./kinds/kind-engine.js";
@@ -99,19 +99,19 @@ function fileBody(file: ExportedFile, live: LiveState, labels: Labels): HclBodyI
   // labels first, so that a route (or a commented one) can refer to its integration's resource
   const resources = (documents: ReadonlyArray<ExportedDocument>) => documents.flatMap((document) => {
     const terraform = terraformOf(document);
-    return terraform !== undefined && "type" in terraform ? [{ document, terraform }] : [];
+    return terraform !== undefined && "fields" in terraform ? [{ document, terraform, type: resourceTypeOf(document.kind) }] : [];
   });
   const declared = resources(file.documents);
   const commented = resources(file.commented.documents);
   const labelOf = new Map<ExportedDocument, string>();
   const byName = new Map<string, string>();
-  for (const { document, terraform } of [...declared, ...commented]) {
-    const label = labels.take(terraform.type, terraform.label(document));
+  for (const { document, terraform, type } of [...declared, ...commented]) {
+    const label = labels.take(type, terraform.label(document));
     labelOf.set(document, label);
     const name = terraform.referenceName?.(document);
-    if (name !== undefined) byName.set(`${terraform.type}/${apiIdOf(document) ?? ""}/${name}`, label);
+    if (name !== undefined) byName.set(`${type}/${apiIdOf(document) ?? ""}/${name}`, label);
   }
-  const resource = ({ document, terraform }: { document: ExportedDocument; terraform: TerraformResourceExport }): HclBodyItem[] => {
+  const resource = ({ document, terraform, type }: { document: ExportedDocument; terraform: TerraformResourceExport; type: string }): HclBodyItem[] => {
     const label = labelOf.get(document)!;
     const attributes: HclBodyItem[] = [];
     if (apiIdOf(document) !== undefined && apiReference !== undefined) attributes.push({ attribute: HEAD_ATTRIBUTES.api, value: apiReference });
@@ -124,8 +124,8 @@ function fileBody(file: ExportedFile, live: LiveState, labels: Labels): HclBodyI
     const importId = terraform.importId(document, live);
     return [
       { blank: true },
-      { block: "resource", labels: [terraform.type, label], body: attributes },
-      ...(importId === undefined ? [] : [{ blank: true } as const, { block: "import", body: [{ attribute: "to", value: hclReference(terraform.type, label) }, { attribute: "id", value: importId }] }]),
+      { block: "resource", labels: [type, label], body: attributes },
+      ...(importId === undefined ? [] : [{ blank: true } as const, { block: "import", body: [{ attribute: "to", value: hclReference(type, label) }, { attribute: "id", value: importId }] }]),
     ];
   };
   body.push(...declared.flatMap(resource));

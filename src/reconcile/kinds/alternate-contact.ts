@@ -70,7 +70,6 @@ export const alternateContactEngine = {
 
   /** `converge_alternate_contact` (src/provider/resources/alternate-contact.ts), imported by `ACCOUNT_ID/TYPE` (`TYPE` for the caller's own). */
   terraformExport: {
-    type: "converge_alternate_contact",
     fields: AlternateContactSpec.shape,
     serviceNames: ALTERNATE_CONTACT_SERVICE_NAMES,
     label: (document) => `${String((document as ContactInput).spec.type).toLowerCase()}${accountOfResource(document as ContactInput).labelSuffix}`,

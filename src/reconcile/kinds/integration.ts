@@ -143,7 +143,6 @@ export const integrationEngine = {
   exportApi: (api, names) => exportIntegrations(api, names),
   /** `converge_integration` (src/provider/resources/integration.ts), imported by `API_ID/INTEGRATION_ID`; its pin is the import, not an attribute. */
   terraformExport: {
-    type: "converge_integration",
     fields: INTEGRATION_FIELDS,
     label: (document) => String((document as IntegrationInput).name),
     importId: (document) => `${String((document as IntegrationInput).api)}/${String((document as IntegrationInput).spec.integrationId)}`,

@@ -220,10 +220,8 @@ export interface TerraformApiExport {
   readonly dataSource: string;
 }
 
-/** The document is a resource of converge's provider (src/provider/resources/). */
+/** The document is a resource of converge's provider (src/provider/resources/), of the kind's type (resourceTypeOf of src/desired/terraform-attributes.ts). */
 export interface TerraformResourceExport {
-  /** The provider's resource type (`converge_route`). */
-  readonly type: string;
   /** The spec's fields as the wire has them (their attributes and values follow src/desired/terraform-attributes.ts); spec entries not among them (pins) are no attributes. */
   readonly fields: Readonly<Record<string, z.ZodType>>;
   /** The service's names of fields the document names otherwise. */

@@ -64,7 +64,6 @@ export const regionOptInEngine = {
 
   /** `converge_region_opt_in` (src/provider/resources/region-opt-in.ts), imported by `ACCOUNT_ID/REGION_NAME` (`REGION_NAME` for the caller's own). */
   terraformExport: {
-    type: "converge_region_opt_in",
     fields: RegionOptInDocument.shape.spec.shape,
     serviceNames: REGION_OPT_IN_SERVICE_NAMES,
     label: (document) => `${terraformSlug(String((document as RegionInput).spec.region))}${accountOfResource(document as RegionInput).labelSuffix}`,

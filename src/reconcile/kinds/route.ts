@@ -119,7 +119,6 @@ export const routeEngine = {
   exportApi: (api, names) => exportRoutes(api, names),
   /** `converge_route` (src/provider/resources/route.ts), imported by `API_ID/ROUTE_ID` (the live route of its key); a target naming an integration refers to its resource. */
   terraformExport: {
-    type: "converge_route",
     fields: ROUTE_FIELDS,
     label: (document) => terraformSlug(String((document as RouteInput).spec.routeKey)) || "route",
     importId(document, live) {
