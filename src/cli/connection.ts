@@ -1,4 +1,4 @@
-import { Credentials, createClients, type Clients } from "../clients/index.js";
+import { Credentials, createClients, invalidRequestTimeout, requestTimeoutMs, timeoutsOfDeadline, type Clients } from "../clients/index.js";
 import type { OutputFormat } from "../reconcile/render-plan.js";
 import { CliError } from "./cli-error.js";
 
@@ -15,9 +15,6 @@ export interface ConnectionFlags {
   readonly requestTimeout?: string;
 }
 
-/** The longest --request-timeout: one day. */
-const MAX_REQUEST_TIMEOUT_SECONDS = 86_400;
-
 /**
  * The deadline of one request in milliseconds from --request-timeout, else CONVERGE_REQUEST_TIMEOUT;
  * `undefined` when neither is set (the clients' default, 60 s). Seconds, fractions allowed.
@@ -25,11 +22,9 @@ const MAX_REQUEST_TIMEOUT_SECONDS = 86_400;
 export function parseRequestTimeout(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): number | undefined {
   const [source, value] = flag !== undefined ? ["--request-timeout", flag] : ["CONVERGE_REQUEST_TIMEOUT", env.CONVERGE_REQUEST_TIMEOUT];
   if (value === undefined || (flag === undefined && value === "")) return undefined;
-  const seconds = /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : NaN;
-  if (!(seconds > 0 && seconds <= MAX_REQUEST_TIMEOUT_SECONDS)) {
-    throw new CliError(`${source} ${JSON.stringify(value)} is not valid: expected seconds, a number above 0 and at most ${MAX_REQUEST_TIMEOUT_SECONDS}, e.g. 60`);
-  }
-  return Math.max(1, Math.round(seconds * 1000));
+  const requestMs = requestTimeoutMs(value);
+  if (requestMs === undefined) throw new CliError(invalidRequestTimeout(source, value));
+  return requestMs;
 }
 
 export interface OutputFlags {
@@ -71,8 +66,7 @@ export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process
     ...(flags.gatewayEndpoint ? { gatewayEndpoint: flags.gatewayEndpoint } : {}),
     credentials,
     ...(flags.rateLimit !== undefined ? { rateLimit: { default: parseRateLimit(flags.rateLimit) } } : {}),
-    // the deadline covers the headers and the body too: undici's own timers must not cut it shorter
-    ...(requestMs !== undefined ? { timeouts: { requestMs, headersMs: requestMs, bodyMs: requestMs } } : {}),
+    ...(requestMs !== undefined ? { timeouts: timeoutsOfDeadline(requestMs) } : {}),
   });
 }
 

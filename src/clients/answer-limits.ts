@@ -45,3 +45,25 @@ export function maxPagesOf(bound: ListingBound, pageSize: number): number {
   const perPage = Math.max(1, Math.min(pageSize, bound.smallestFullPage, MAX_PAGE_SIZE));
   return 2 * Math.ceil(bound.maxItems / perPage) + 2;
 }
+
+/** The longest request timeout a user may set (`--request-timeout`, `request_timeout`): one day. */
+export const MAX_REQUEST_TIMEOUT_SECONDS = 86_400;
+
+/**
+ * A request timeout as a user gives it, seconds (fractions allowed) as a number or its text, in
+ * milliseconds; undefined when it is not a number above 0 and at most {@link MAX_REQUEST_TIMEOUT_SECONDS}.
+ */
+export function requestTimeoutMs(seconds: string | number): number | undefined {
+  const value = typeof seconds === "number" ? seconds : /^\s*\d+(\.\d+)?\s*$/.test(seconds) ? Number(seconds) : NaN;
+  return value > 0 && value <= MAX_REQUEST_TIMEOUT_SECONDS ? Math.max(1, Math.round(value * 1000)) : undefined;
+}
+
+/** The refusal of a request timeout `requestTimeoutMs` does not take: where it came from, the value received, what is expected. */
+export function invalidRequestTimeout(source: string, value: string | number): string {
+  return `${source} ${JSON.stringify(value)} is not valid: expected seconds, a number above 0 and at most ${MAX_REQUEST_TIMEOUT_SECONDS}, e.g. 60`;
+}
+
+/** The clients' timeouts for a deadline of `requestMs` per attempt: undici's own header and body timers set to it, so that they do not cut it shorter. */
+export function timeoutsOfDeadline(requestMs: number): { readonly requestMs: number; readonly headersMs: number; readonly bodyMs: number } {
+  return { requestMs, headersMs: requestMs, bodyMs: requestMs };
+}

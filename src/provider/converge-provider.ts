@@ -1,3 +1,4 @@
+import { invalidRequestTimeout, requestTimeoutMs, timeoutsOfDeadline } from "../clients/answer-limits.js";
 import type { ApiError } from "../clients/index.js";
 import { apiDataSource } from "./data-sources/api.js";
 import { regionsDataSource } from "./data-sources/regions.js";
@@ -25,9 +26,6 @@ const schema: Schema = {
   },
 };
 
-/** The longest request_timeout: one day. */
-const MAX_REQUEST_TIMEOUT_SECONDS = 86_400;
-
 /**
  * The deadline of one request in milliseconds from `request_timeout`, else CONVERGE_REQUEST_TIMEOUT,
  * else `undefined` (the clients' default); a value out of range is a diagnostic naming it.
@@ -37,14 +35,11 @@ function requestTimeout(value: Value | undefined): number | Diagnostic | undefin
   const fromEnvironment = value === null || value === undefined;
   const raw = fromEnvironment ? process.env.CONVERGE_REQUEST_TIMEOUT : value;
   if (raw === undefined || raw === "") return undefined;
-  const seconds = typeof raw === "number" ? raw : /^\s*\d+(\.\d+)?\s*$/.test(String(raw)) ? Number(raw) : NaN;
-  if (seconds > 0 && seconds <= MAX_REQUEST_TIMEOUT_SECONDS) return Math.max(1, Math.round(seconds * 1000));
+  const given = typeof raw === "number" ? raw : String(raw);
+  const requestMs = requestTimeoutMs(given);
+  if (requestMs !== undefined) return requestMs;
   const source = fromEnvironment ? "CONVERGE_REQUEST_TIMEOUT" : "request_timeout";
-  return errorDiagnostic(
-    `${source} ${JSON.stringify(raw)} is not valid: expected seconds, a number above 0 and at most ${MAX_REQUEST_TIMEOUT_SECONDS}, e.g. 60`,
-    undefined,
-    fromEnvironment ? undefined : ["request_timeout"],
-  );
+  return errorDiagnostic(invalidRequestTimeout(source, given), undefined, fromEnvironment ? undefined : ["request_timeout"]);
 }
 
 const ENDPOINTS = ["endpoint", "account_endpoint", "gateway_endpoint"] as const;
@@ -149,8 +144,7 @@ export const convergeProvider: ProviderDefinition<Schema, ConvergeSession> = {
       gatewayEndpoint: gateway.origin,
       accountEndpoint: account.origin,
       credentials,
-      // the deadline covers the headers and the body too: undici's own timers must not cut it shorter
-      ...(requestMs !== undefined ? { timeouts: { requestMs, headersMs: requestMs, bodyMs: requestMs } } : {}),
+      ...(requestMs !== undefined ? { timeouts: timeoutsOfDeadline(requestMs) } : {}),
     });
     const problem = await checkAccess(cache, { gateway, account });
     if (problem) {
