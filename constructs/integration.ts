@@ -1,6 +1,6 @@
 import type { Construct } from "constructs";
 import { IntegrationDocument, IntegrationSpec, type ApiRef } from "../src/desired/schema.js";
-import { fieldAttribute, HEAD_ATTRIBUTES } from "../src/desired/terraform-attributes.js";
+import { HEAD_ATTRIBUTES, naturalImportId } from "../src/desired/terraform-attributes.js";
 import { NATURAL_KEY_FIELDS } from "../src/desired/kinds/integration.js";
 import { ConvergeResource } from "./converge-resource.js";
 import { specAttributes } from "./provider-vehicle.js";
@@ -82,20 +82,11 @@ export class Integration extends ConvergeResource {
           attributes: { [HEAD_ATTRIBUTES.api]: apiId, ...attributes },
           ignoreChanges,
           importId: spec.integrationId !== undefined ? `${apiId}/${spec.integrationId}` : undefined,
-          naturalImportId: naturalKeyImportId(apiId, spec),
+          naturalImportId: naturalImportId(apiId, spec, NATURAL_KEY_FIELDS),
         };
       },
     });
     this.name = name;
     this.api = api;
   }
-}
-
-/**
- * `API_ID?integration_type=…&…`: the natural key fields the construct sets, URL-encoded (no `${` or
- * `%{` left for terraform to read as a template); a field set to null or left out matches anything.
- */
-function naturalKeyImportId(apiId: string, spec: Readonly<Record<string, unknown>>): string {
-  const query = NATURAL_KEY_FIELDS.filter((field) => typeof spec[field] === "string").map((field) => `${fieldAttribute(field)}=${encodeURIComponent(spec[field] as string)}`);
-  return `${apiId}?${query.join("&")}`;
 }

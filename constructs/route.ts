@@ -2,7 +2,7 @@ import type { Construct } from "constructs";
 import { RouteDocument, RouteSpec, type ApiRef } from "../src/desired/schema.js";
 import { renderValue } from "../src/contract/field-issues.js";
 import { apiRefKey, describeApiRef } from "../src/desired/api-ref.js";
-import { fieldAttribute, HEAD_ATTRIBUTES } from "../src/desired/terraform-attributes.js";
+import { fieldAttribute, HEAD_ATTRIBUTES, naturalImportId } from "../src/desired/terraform-attributes.js";
 import { ConvergeResource } from "./converge-resource.js";
 import { attributeReference, specAttributes, type ProviderContext, type ProviderDeclaration } from "./provider-vehicle.js";
 import { templateLiteral } from "./vehicle.js";
@@ -92,7 +92,6 @@ function routeOnProvider(props: RouteProps, context: ProviderContext): ProviderD
     attributes: { [HEAD_ATTRIBUTES.api]: apiId, ...attributes },
     ignoreChanges,
     importId: routeId !== undefined ? `${apiId}/${routeId}` : undefined,
-    // encodeURIComponent leaves no `${` or `%{` for terraform to read as a template
-    naturalImportId: `${apiId}?${fieldAttribute("routeKey")}=${encodeURIComponent(String(spec.routeKey))}`,
+    naturalImportId: naturalImportId(apiId, spec, ["routeKey"]),
   };
 }

@@ -70,3 +70,15 @@ export function attributeValue(value: unknown, schema: z.ZodType): unknown {
 function isPlainObject(value: unknown): value is Readonly<Record<string, unknown>> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/**
+ * The import ID that names a live child of an API by converge's identity instead of its service ID
+ * (converge's provider resolves it, src/provider/resources/natural-import-id.ts):
+ * `API_ID?attribute=value&…`, one pair for each of `fields` the spec sets to a string, the attribute
+ * by the naming rule and the value URL-encoded (a route key's spaces and slashes stay one token, and
+ * no `${` or `%{` is left for terraform to read as a template). A field left out or null matches anything.
+ */
+export function naturalImportId(apiId: string, spec: Readonly<Record<string, unknown>>, fields: ReadonlyArray<string>): string {
+  const pairs = fields.flatMap((field) => (typeof spec[field] === "string" ? [`${fieldAttribute(field)}=${encodeURIComponent(spec[field])}`] : []));
+  return `${apiId}?${pairs.join("&")}`;
+}

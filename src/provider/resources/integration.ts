@@ -8,7 +8,7 @@ import { liveValuesOf, specFields } from "../terraform-fields.js";
 import { apiOf, gatewayChild } from "./gateway-child.js";
 import { isNaturalImportId, oneMatch, parseNaturalImportId } from "./natural-import-id.js";
 import { NATURAL_KEY_FIELDS } from "../../desired/kinds/integration.js";
-import { fieldAttribute } from "../../desired/terraform-attributes.js";
+import { fieldAttribute, naturalImportId } from "../../desired/terraform-attributes.js";
 
 /** An integration's spec fields as attributes: every integration field of the service, the two it fills in computed too. */
 const FIELDS = specFields(INTEGRATION_FIELDS, {
@@ -61,9 +61,7 @@ export const integrationResource = kindResource<Integration>({
     if (document.kind !== "Integration") throw new Error(`converge_integration: expected an Integration document, received a ${document.kind}`);
     const { api, spec } = document;
     if (spec.integrationId !== undefined) return `${String(api)}/${spec.integrationId}`;
-    const keyed: Readonly<Record<string, unknown>> = spec;
-    const fields = NATURAL_KEY_FIELDS.filter((field) => typeof keyed[field] === "string");
-    return `${String(api)}?${fields.map((field) => `${fieldAttribute(field)}=${encodeURIComponent(String(keyed[field]))}`).join("&")}`;
+    return naturalImportId(String(api), spec, NATURAL_KEY_FIELDS);
   },
   /**
    * `API_ID?integration_type=…&integration_uri=…` (any of the natural key's attributes): the one live

@@ -2,6 +2,7 @@ import { isRouteRequest } from "../../reconcile/kinds/route.js";
 import { ROUTE_FIELDS, type Route } from "../../contract/gateway.js";
 import { kindResource } from "../kind-resource.js";
 import { liveValuesOf, specFields } from "../terraform-fields.js";
+import { naturalImportId } from "../../desired/terraform-attributes.js";
 import { apiOf, gatewayChild } from "./gateway-child.js";
 import { isNaturalImportId, oneMatch, parseNaturalImportId } from "./natural-import-id.js";
 
@@ -39,7 +40,7 @@ export const routeResource = kindResource<Route>({
   importIdOf(document) {
     if (document.kind !== "Route") throw new Error(`converge_route: expected a Route document, received a ${document.kind}`);
     const { api, spec } = document;
-    return spec.routeId !== undefined ? `${String(api)}/${spec.routeId}` : `${String(api)}?route_key=${encodeURIComponent(spec.routeKey)}`;
+    return spec.routeId !== undefined ? `${String(api)}/${spec.routeId}` : naturalImportId(String(api), spec, ["routeKey"]);
   },
   /** `API_ID?route_key=KEY`: the API's route of that key, as converge matches an unpinned route. */
   naturalImport(id) {
