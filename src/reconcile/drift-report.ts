@@ -8,11 +8,14 @@ import { KINDS, type Kind } from "../desired/schema.js";
  * one process would have written.
  */
 
-export const DRIFT_OUTCOMES = ["in-sync", "drifted", "missing", "unmanaged", "refused", "unknown"] as const;
+export const DRIFT_OUTCOMES = ["in-sync", "drifted", "missing", "unmanaged", "conflict", "refused", "unknown"] as const;
 export type DriftOutcome = (typeof DRIFT_OUTCOMES)[number];
 
-/** Outcomes that are drift: `converge drift` exits 2 when any resource has one (and none is unknown). */
-export const DRIFT_FOUND: ReadonlySet<DriftOutcome> = new Set(["drifted", "missing", "unmanaged"]);
+/**
+ * Outcomes that are drift: `converge drift` exits 2 when any resource not ignored has one (and none
+ * is unknown). `conflict`: a live resource two sources claim (two managers will fight over it).
+ */
+export const DRIFT_FOUND: ReadonlySet<DriftOutcome> = new Set(["drifted", "missing", "unmanaged", "conflict"]);
 
 /** Exit codes of `drift` and `drift merge` (docs/manual/commands.md, "Exit codes"); errors exit 1. */
 export const DRIFT_EXIT = { inSync: 0, driftFound: 2, unknown: 3 } as const;
@@ -22,6 +25,31 @@ export interface DriftField {
   readonly path: string;
   readonly desired: unknown;
   readonly live: unknown;
+}
+
+/** A resource a terraform state manages: the state file as the run named it, and the instance's terraform address. */
+export interface StateSource {
+  readonly state: string;
+  readonly address: string;
+}
+
+/** What declares a resource: a place in a desired-state file, or an instance in a terraform state. */
+export type DriftSource = SourceLocation | StateSource;
+
+/** The ignore rule that accepted a finding: its file, its line there, and its reason. */
+export interface IgnoredBy {
+  readonly file: string;
+  readonly line: number;
+  readonly reason: string;
+}
+
+export function isStateSource(source: DriftSource): source is StateSource {
+  return "state" in source;
+}
+
+/** A source for people: `infra/a.yaml:12`, or `infra/terraform.tfstate module.edge.converge_route.get_orders`. */
+export function describeSource(source: DriftSource): string {
+  return isStateSource(source) ? `${source.state} ${source.address}` : `${source.file}:${source.line}`;
 }
 
 export interface DriftResource {
@@ -35,8 +63,16 @@ export interface DriftResource {
   readonly fields: ReadonlyArray<DriftField>;
   /** Why: the refusal, why the resource is unmanaged, or why it could not be compared. */
   readonly reason: string | null;
-  /** The document that declares the resource; for an unmanaged one, the `Api` document that owns its API. */
-  readonly source: SourceLocation | null;
+  /**
+   * What declares the resource: a document, or an instance of a terraform state (with terraform's
+   * attribute names in `fields`); for an unmanaged one, the `Api` document that owns its API (null
+   * when it was found by `--unmanaged all` outside every owned API).
+   */
+  readonly source: DriftSource | null;
+  /** For a `conflict`: every source that claims the live resource (this entry's own among them). */
+  readonly claimedBy?: ReadonlyArray<DriftSource> | undefined;
+  /** Set when an ignore rule accepts the finding: it stays in the report, counted as ignored, not in the exit code. */
+  readonly ignoredBy?: IgnoredBy | undefined;
 }
 
 /** Shard `index` of `count`, 1-based as on the command line (`--shard 1/4` … `--shard 4/4`). */
@@ -45,9 +81,23 @@ export interface ShardSpec {
   readonly count: number;
 }
 
-export const DRIFT_FORMAT_VERSION = 1;
+export const DRIFT_FORMAT_VERSION = 2;
 
-export type DriftSummary = Readonly<Record<DriftOutcome, number>>;
+/** Live resources in scope that some source manages: `percent` of `live` (100 when nothing is live), one decimal. */
+export interface DriftCoverage {
+  readonly managed: number;
+  readonly live: number;
+  readonly percent: number;
+}
+
+/**
+ * Resources by outcome, an ignored resource counted in `ignored` instead of its outcome (so the
+ * outcome counts are what the exit code reads); and the coverage of the scope.
+ */
+export type DriftSummary = Readonly<Record<DriftOutcome, number>> & {
+  readonly ignored: number;
+  readonly coverage: DriftCoverage;
+};
 
 export interface DriftReport {
   readonly formatVersion: typeof DRIFT_FORMAT_VERSION;
@@ -62,13 +112,22 @@ export interface DriftReport {
   readonly resources: ReadonlyArray<DriftResource>;
 }
 
-export function summarizeDrift(resources: ReadonlyArray<DriftResource>): DriftSummary {
-  const summary = Object.fromEntries(DRIFT_OUTCOMES.map((outcome) => [outcome, 0])) as Record<DriftOutcome, number>;
-  for (const resource of resources) summary[resource.outcome] += 1;
-  return summary;
+/** Coverage of `managed` live resources among `live` ones. */
+export function driftCoverage(managed: number, live: number): DriftCoverage {
+  return { managed, live, percent: live === 0 ? 100 : Math.floor((managed / live) * 1000) / 10 };
 }
 
-/** 3 when a resource could not be compared, else 2 when there is drift, else 0. */
+export function summarizeDrift(resources: ReadonlyArray<DriftResource>, coverage: Pick<DriftCoverage, "managed" | "live">): DriftSummary {
+  const counts = Object.fromEntries(DRIFT_OUTCOMES.map((outcome) => [outcome, 0])) as Record<DriftOutcome, number>;
+  let ignored = 0;
+  for (const resource of resources) {
+    if (resource.ignoredBy) ignored += 1;
+    else counts[resource.outcome] += 1;
+  }
+  return { ...counts, ignored, coverage: driftCoverage(coverage.managed, coverage.live) };
+}
+
+/** 3 when a resource (not ignored) could not be compared, else 2 when there is drift not ignored, else 0. */
 export function driftExitCode(report: Pick<DriftReport, "summary">): number {
   if (report.summary.unknown > 0) return DRIFT_EXIT.unknown;
   return DRIFT_OUTCOMES.some((outcome) => DRIFT_FOUND.has(outcome) && report.summary[outcome] > 0) ? DRIFT_EXIT.driftFound : DRIFT_EXIT.inSync;
@@ -89,11 +148,14 @@ export function driftReport(fields: {
   shard?: ShardSpec | undefined;
   desiredFingerprint: string;
   resources: ReadonlyArray<DriftResource>;
+  coverage: Pick<DriftCoverage, "managed" | "live">;
 }): DriftReport {
   // keys in the documented order, whatever order the resources were built or parsed in
   const resources = fields.resources
-    .map(({ address, kind, identity, outcome, fields: differing, reason, source }): DriftResource => ({
+    .map(({ address, kind, identity, outcome, fields: differing, reason, source, claimedBy, ignoredBy }): DriftResource => ({
       address, kind, identity, outcome, fields: differing, reason, source,
+      ...(claimedBy ? { claimedBy } : {}),
+      ...(ignoredBy ? { ignoredBy } : {}),
     }))
     .sort(compareResources);
   return {
@@ -101,7 +163,7 @@ export function driftReport(fields: {
     generatedAt: fields.generatedAt,
     ...(fields.shard ? { shard: fields.shard } : {}),
     desiredFingerprint: fields.desiredFingerprint,
-    summary: summarizeDrift(resources),
+    summary: summarizeDrift(resources, fields.coverage),
     resources,
   };
 }
@@ -124,14 +186,21 @@ export function isDriftReportError(value: unknown): value is DriftReportError {
     && (value as { code?: unknown }).code === "CONVERGE_DRIFT_REPORT";
 }
 
-const Source = z.object({ file: z.string(), line: z.number().int(), column: z.number().int() });
+const Source = z.union([
+  z.object({ file: z.string(), line: z.number().int(), column: z.number().int() }),
+  z.object({ state: z.string(), address: z.string() }),
+]);
 
 const DriftReportShape = z.object({
   formatVersion: z.literal(DRIFT_FORMAT_VERSION),
   generatedAt: z.string(),
   shard: z.object({ index: z.number().int().positive(), count: z.number().int().positive() }).optional(),
   desiredFingerprint: z.string(),
-  summary: z.object(Object.fromEntries(DRIFT_OUTCOMES.map((outcome) => [outcome, z.number().int().min(0)])) as Record<DriftOutcome, z.ZodNumber>),
+  summary: z.object({
+    ...(Object.fromEntries(DRIFT_OUTCOMES.map((outcome) => [outcome, z.number().int().min(0)])) as Record<DriftOutcome, z.ZodNumber>),
+    ignored: z.number().int().min(0),
+    coverage: z.object({ managed: z.number().int().min(0), live: z.number().int().min(0), percent: z.number() }),
+  }),
   resources: z.array(z.object({
     address: z.string(),
     kind: z.enum(KINDS),
@@ -140,6 +209,8 @@ const DriftReportShape = z.object({
     fields: z.array(z.object({ path: z.string(), desired: z.unknown(), live: z.unknown() })),
     reason: z.string().nullable(),
     source: Source.nullable(),
+    claimedBy: z.array(Source).optional(),
+    ignoredBy: z.object({ file: z.string(), line: z.number().int(), reason: z.string() }).optional(),
   })),
 });
 
@@ -203,5 +274,10 @@ export function mergeDriftReports(inputs: ReadonlyArray<{ readonly report: Drift
     }
   }
   const generatedAt = inputs.map(({ report }) => report.generatedAt).sort()[0]!;
-  return driftReport({ generatedAt, desiredFingerprint: first.report.desiredFingerprint, resources });
+  // shards are disjoint by read key, so a live resource is counted in one shard only
+  const coverage = {
+    managed: inputs.reduce((sum, { report }) => sum + report.summary.coverage.managed, 0),
+    live: inputs.reduce((sum, { report }) => sum + report.summary.coverage.live, 0),
+  };
+  return driftReport({ generatedAt, desiredFingerprint: first.report.desiredFingerprint, resources, coverage });
 }

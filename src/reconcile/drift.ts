@@ -52,5 +52,8 @@ export async function detectDrift(
     directory,
     progress: options.progress,
   });
-  return driftReport({ generatedAt, shard: options.shard, desiredFingerprint: desired.fingerprint, resources: classifyDrift(selected, live, failures) });
+  const resources = classifyDrift(selected, live, failures);
+  const managed = resources.filter((resource) => resource.outcome === "in-sync" || resource.outcome === "drifted").length;
+  const unmanaged = resources.filter((resource) => resource.outcome === "unmanaged").length;
+  return driftReport({ generatedAt, shard: options.shard, desiredFingerprint: desired.fingerprint, resources, coverage: { managed, live: managed + unmanaged } });
 }

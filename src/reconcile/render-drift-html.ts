@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { DRIFT_OUTCOMES, type DriftOutcome, type DriftReport, type DriftResource } from "./drift-report.js";
-import { driftHeadline, driftSummaryLine, driftTitle, LISTED_OUTCOMES } from "./render-drift.js";
+import { describeSource, type DriftOutcome, type DriftReport, type DriftResource } from "./drift-report.js";
+import { driftCoverageLine, driftHeadline, driftSummaryLine, driftTitle, LISTED_OUTCOMES } from "./render-drift.js";
 
 /**
  * The drift report as one self-contained HTML page, for people who open a CI artifact rather than a
@@ -18,17 +18,24 @@ import { driftHeadline, driftSummaryLine, driftTitle, LISTED_OUTCOMES } from "./
  *   what is on screen; the in-sync rows (most of a large estate) have no field table.
  */
 
-/** Group order of the page: what needs attention first, then what is in sync. */
-const PAGE_ORDER: ReadonlyArray<DriftOutcome> = [...LISTED_OUTCOMES, "in-sync"];
+/** A group of the page: an outcome, or the findings ignore rules accepted (whatever their outcome). */
+type PageGroup = DriftOutcome | "ignored";
+
+/** Group order of the page: what needs attention first, then what is in sync, then what ignore rules accepted. */
+const PAGE_ORDER: ReadonlyArray<PageGroup> = [...LISTED_OUTCOMES, "in-sync", "ignored"];
+
+function groupOf(resource: DriftResource): PageGroup {
+  return resource.ignoredBy ? "ignored" : resource.outcome;
+}
 
 /** A field value longer than this (as JSON) is cut, with a note; the JSON report has it whole. */
 export const HTML_VALUE_LIMIT = 10_000;
 
 const STYLE = `
 :root{color-scheme:light dark;--fg:#1f2328;--muted:#59636e;--bg:#fff;--line:#d1d9e0;--panel:#f6f8fa;
---in-sync:#1a7f37;--drifted:#9a6700;--missing:#0969da;--unmanaged:#cf222e;--refused:#8250df;--unknown:#bc4c00}
+--in-sync:#1a7f37;--drifted:#9a6700;--missing:#0969da;--unmanaged:#cf222e;--conflict:#a40e26;--refused:#8250df;--unknown:#bc4c00;--ignored:#59636e}
 @media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9198a1;--bg:#0d1117;--line:#3d444d;--panel:#151b23;
---in-sync:#3fb950;--drifted:#d29922;--missing:#4493f8;--unmanaged:#f85149;--refused:#ab7df8;--unknown:#db6d28}}
+--in-sync:#3fb950;--drifted:#d29922;--missing:#4493f8;--unmanaged:#f85149;--conflict:#ff7b72;--refused:#ab7df8;--unknown:#db6d28;--ignored:#9198a1}}
 *{box-sizing:border-box}
 body{margin:0;padding:1.5rem 2rem 3rem;font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--fg);background:var(--bg)}
 h1{font-size:1.5rem;margin:0 0 .25rem}h2{font-size:1.1rem;margin:1.75rem 0 .5rem;padding-bottom:.25rem;border-bottom:1px solid var(--line)}
@@ -141,11 +148,15 @@ function htmlValue(value: unknown): string {
 }
 
 function renderResource(resource: DriftResource, out: string[]): void {
-  const source = resource.source ? `${resource.source.file}:${resource.source.line}` : "";
+  const source = resource.source ? describeSource(resource.source) : "";
   out.push(
     `<div class="r" data-kind="${escapeHtml(resource.kind)}"><span class="o">${resource.outcome}</span>`
       + `<code>${escapeHtml(resource.address)}</code><span class="s">${escapeHtml(source)}</span>`,
   );
+  if (resource.ignoredBy) {
+    const { file, line, reason } = resource.ignoredBy;
+    out.push(`<p class="why">ignored by ${escapeHtml(`${file}:${line}`)}: ${escapeHtml(reason)}</p>`);
+  }
   if (resource.reason) out.push(`<p class="why">${escapeHtml(resource.reason)}</p>`);
   if (resource.fields.length > 0) {
     out.push("<table><thead><tr><th>field</th><th>desired</th><th>live</th></tr></thead><tbody>");
@@ -160,8 +171,8 @@ function renderResource(resource: DriftResource, out: string[]): void {
 /** The whole page. Pure: the same report gives the same bytes. */
 export function renderDriftAsHtml(report: DriftReport): string {
   const title = driftTitle(report);
-  const byOutcome = new Map<DriftOutcome, DriftResource[]>(DRIFT_OUTCOMES.map((outcome) => [outcome, []]));
-  for (const resource of report.resources) byOutcome.get(resource.outcome)!.push(resource);
+  const byGroup = new Map<PageGroup, DriftResource[]>(PAGE_ORDER.map((group) => [group, []]));
+  for (const resource of report.resources) byGroup.get(groupOf(resource))!.push(resource);
   const kinds = [...new Set(report.resources.map((resource) => resource.kind))].sort();
   const out: string[] = [
     "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
@@ -172,7 +183,8 @@ export function renderDriftAsHtml(report: DriftReport): string {
     `<h1>${escapeHtml(title)}</h1>\n<p class="headline">${escapeHtml(driftHeadline(report))}</p>\n`,
     `<p class="meta">Live state read at <time datetime="${escapeHtml(report.generatedAt)}">${escapeHtml(report.generatedAt)}</time>`
       + ` · ${report.resources.length.toLocaleString("en-US")} resources`
-      + ` · desired state <code title="desiredFingerprint">${escapeHtml(report.desiredFingerprint.slice(0, 12))}</code></p>\n`,
+      + ` · desired state <code title="desiredFingerprint">${escapeHtml(report.desiredFingerprint.slice(0, 12))}</code>`
+      + ` · <span class="coverage">${escapeHtml(driftCoverageLine(report))}</span></p>\n`,
     "</header>\n<ul class=\"summary\" aria-label=\"outcomes\">\n",
   ];
   for (const outcome of PAGE_ORDER) {
@@ -189,7 +201,7 @@ export function renderDriftAsHtml(report: DriftReport): string {
     "<output id=\"f-count\" class=\"count\"></output>\n</form>\n<main>\n",
   );
   for (const outcome of PAGE_ORDER) {
-    const resources = byOutcome.get(outcome)!;
+    const resources = byGroup.get(outcome)!;
     if (resources.length === 0) continue;
     out.push(`<section class="g o-${outcome}" id="g-${outcome}" data-outcome="${outcome}">\n`
       + `<h2>${outcome} · ${resources.length.toLocaleString("en-US")}</h2>\n`);

@@ -1,12 +1,12 @@
 import { renderValue } from "../contract/field-issues.js";
-import { DRIFT_FOUND, DRIFT_OUTCOMES, type DriftOutcome, type DriftReport, type DriftResource } from "./drift-report.js";
+import { describeSource, DRIFT_FOUND, DRIFT_OUTCOMES, isStateSource, type DriftOutcome, type DriftReport, type DriftResource } from "./drift-report.js";
 
 /** Renderers of a drift report: text for people, markdown for CI summaries, JUnit XML for test dashboards. */
 
-const SYMBOL: Readonly<Record<DriftOutcome, string>> = { "in-sync": " ", drifted: "~", missing: "+", unmanaged: "-", refused: "!", unknown: "?" };
-const COLOR: Readonly<Record<DriftOutcome, string>> = { "in-sync": "2", drifted: "33", missing: "32", unmanaged: "31", refused: "35", unknown: "36" };
+const SYMBOL: Readonly<Record<DriftOutcome, string>> = { "in-sync": " ", drifted: "~", missing: "+", unmanaged: "-", conflict: "x", refused: "!", unknown: "?" };
+const COLOR: Readonly<Record<DriftOutcome, string>> = { "in-sync": "2", drifted: "33", missing: "32", unmanaged: "31", conflict: "31", refused: "35", unknown: "36" };
 /** Order of the listing: what needs attention first (in-sync resources are not listed). */
-export const LISTED_OUTCOMES: ReadonlyArray<DriftOutcome> = ["unknown", "drifted", "missing", "unmanaged", "refused"];
+export const LISTED_OUTCOMES: ReadonlyArray<DriftOutcome> = ["unknown", "conflict", "drifted", "missing", "unmanaged", "refused"];
 /** At most this many table rows in markdown (a GitHub step summary holds at most 1 MiB). */
 export const MARKDOWN_ROW_LIMIT = 500;
 
@@ -19,11 +19,23 @@ export function driftTitle(report: DriftReport): string {
   return report.shard ? `converge drift (shard ${report.shard.index}/${report.shard.count})` : "converge drift";
 }
 
-/** `2 drifted, 1 missing, 0 unmanaged, 1 refused, 0 unknown, 40 in sync (44 resources)` */
+/** `2 drifted, 1 missing, 0 unmanaged, 1 refused, 0 unknown, 40 in sync (44 resources)`, then conflicts and ignored ones when there are. */
 export function driftSummaryLine(report: DriftReport): string {
   const s = report.summary;
+  const more = [...(s.conflict > 0 ? [`${s.conflict} claimed twice`] : []), ...(s.ignored > 0 ? [`${s.ignored} ignored`] : [])];
   return `${s.drifted} drifted, ${s.missing} missing, ${s.unmanaged} unmanaged, ${s.refused} refused, ${s.unknown} unknown, `
-    + `${s["in-sync"]} in sync (${report.resources.length} resources)`;
+    + `${s["in-sync"]} in sync${more.map((part) => `, ${part}`).join("")} (${report.resources.length} resources)`;
+}
+
+/** `coverage 97.5% (39 of 40 live resources managed)` */
+export function driftCoverageLine(report: DriftReport): string {
+  const { managed, live, percent } = report.summary.coverage;
+  return `coverage ${percent}% (${managed} of ${live} live resource${live === 1 ? "" : "s"} managed)`;
+}
+
+/** Why an ignored resource does not count: `ignored by .convergeignore.yaml:3 (the IdP rotates scopes nightly)`. */
+function ignoredNote(resource: DriftResource): string | undefined {
+  return resource.ignoredBy ? `ignored by ${resource.ignoredBy.file}:${resource.ignoredBy.line} (${resource.ignoredBy.reason})` : undefined;
 }
 
 /** One sentence: no drift, drift found, or some resources could not be compared. */
@@ -48,10 +60,12 @@ export function renderDriftAsText(report: DriftReport, options: { readonly color
   const shown = listed(report);
   if (shown.length > 0) lines.push("");
   for (const resource of shown) {
-    const where = resource.source ? `  (${resource.source.file}:${resource.source.line})` : "";
+    const where = resource.source ? `  (${describeSource(resource.source)})` : "";
+    const ignored = ignoredNote(resource);
     lines.push(`  ${paint(SYMBOL[resource.outcome], COLOR[resource.outcome], options.color)} `
-      + `${paint(resource.address, "1", options.color)} ${resource.outcome}${where}`);
+      + `${paint(resource.address, "1", options.color)} ${resource.outcome}${ignored ? " (ignored)" : ""}${where}`);
     if (resource.reason) lines.push(`      ${resource.reason}`);
+    if (ignored) lines.push(`      ${ignored}`);
     if (resource.outcome === "drifted") {
       const width = Math.max(0, ...resource.fields.map((field) => field.path.length));
       for (const field of resource.fields) {
@@ -59,7 +73,7 @@ export function renderDriftAsText(report: DriftReport, options: { readonly color
       }
     }
   }
-  lines.push("", `Drift: ${driftSummaryLine(report)}.`);
+  lines.push("", `Drift: ${driftSummaryLine(report)}; ${driftCoverageLine(report)}.`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -70,7 +84,10 @@ export function renderDriftAsMarkdown(report: DriftReport): string {
     `### ${driftTitle(report)}`,
     "",
     `**${s.drifted}** drifted · **${s.missing}** missing · **${s.unmanaged}** unmanaged · **${s.unknown}** unknown`
-      + ` · ${s.refused} refused · ${s["in-sync"]} in sync`,
+      + `${s.conflict > 0 ? ` · **${s.conflict}** claimed twice` : ""}`
+      + ` · ${s.refused} refused · ${s["in-sync"]} in sync${s.ignored > 0 ? ` · ${s.ignored} ignored` : ""}`,
+    "",
+    `Coverage: **${s.coverage.percent}%** (${s.coverage.managed} of ${s.coverage.live} live resources managed)`,
     "",
   ];
   const shown = listed(report);
@@ -79,7 +96,9 @@ export function renderDriftAsMarkdown(report: DriftReport): string {
   } else {
     lines.push("| outcome | resource | details |", "|---|---|---|");
     for (const resource of shown.slice(0, MARKDOWN_ROW_LIMIT)) {
+      const ignored = ignoredNote(resource);
       const details = [
+        ...(ignored ? [escapeCell(ignored)] : []),
         ...(resource.reason ? [escapeCell(resource.reason)] : []),
         ...(resource.outcome === "missing" ? ["declared, but not found in live state"] : []),
         ...(resource.outcome === "drifted"
@@ -87,7 +106,7 @@ export function renderDriftAsMarkdown(report: DriftReport): string {
             + `desired ${escapeCell(renderValue(field.desired))}, live ${escapeCell(renderValue(field.live))}`)
           : []),
       ].join("<br>");
-      lines.push(`| ${resource.outcome} | \`${escapeCell(resource.address)}\` | ${details} |`);
+      lines.push(`| ${resource.outcome}${ignored ? " (ignored)" : ""} | \`${escapeCell(resource.address)}\` | ${details} |`);
     }
     if (shown.length > MARKDOWN_ROW_LIMIT) lines.push("", `… and ${shown.length - MARKDOWN_ROW_LIMIT} more (see the JSON report).`);
     lines.push("");
@@ -101,21 +120,35 @@ function escapeCell(text: string): string {
 
 /**
  * The report as JUnit XML, one testsuite with one testcase per resource: drifted, missing and
- * unmanaged are `<failure>`, unknown is `<error>`, refused is `<skipped>` with the reason, in sync
- * passes. Any CI that reads JUnit shows drift as failed test cases.
+ * unmanaged and conflicts are `<failure>`, unknown is `<error>`, refused and ignored findings are
+ * `<skipped>` with the reason, in sync passes. Any CI that reads JUnit shows drift as failed test
+ * cases. The coverage and the ignored count are the suite's properties.
  */
 export function renderDriftAsJUnit(report: DriftReport): string {
   const s = report.summary;
-  const failures = s.drifted + s.missing + s.unmanaged;
-  const counts = `tests="${report.resources.length}" failures="${failures}" errors="${s.unknown}" skipped="${s.refused}"`;
+  const failures = s.drifted + s.missing + s.unmanaged + s.conflict;
+  const counts = `tests="${report.resources.length}" failures="${failures}" errors="${s.unknown}" skipped="${s.refused + s.ignored}"`;
   const name = xmlAttribute(driftTitle(report));
+  const properties = {
+    "coverage.managed": s.coverage.managed,
+    "coverage.live": s.coverage.live,
+    "coverage.percent": s.coverage.percent,
+    ignored: s.ignored,
+  };
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="${name}" ${counts} time="0">`,
     `  <testsuite name="${name}" ${counts} time="0" timestamp="${xmlAttribute(report.generatedAt)}">`,
+    "    <properties>",
+    ...Object.entries(properties).map(([key, value]) => `      <property name="${key}" value="${value}"/>`),
+    "    </properties>",
   ];
   for (const resource of report.resources) {
-    const file = resource.source ? ` file="${xmlAttribute(resource.source.file)}" line="${resource.source.line}"` : "";
+    const file = resource.source
+      ? isStateSource(resource.source)
+        ? ` file="${xmlAttribute(resource.source.state)}"`
+        : ` file="${xmlAttribute(resource.source.file)}" line="${resource.source.line}"`
+      : "";
     const open = `    <testcase classname="converge.drift.${xmlAttribute(resource.kind)}" name="${xmlAttribute(resource.address)}"${file} time="0"`;
     const body = junitBody(resource);
     lines.push(body === undefined ? `${open}/>` : `${open}>`, ...(body === undefined ? [] : [`      ${body}`, "    </testcase>"]));
@@ -126,6 +159,8 @@ export function renderDriftAsJUnit(report: DriftReport): string {
 
 function junitBody(resource: DriftResource): string | undefined {
   const reason = resource.reason ?? "";
+  const ignored = ignoredNote(resource);
+  if (ignored) return `<skipped message="${xmlAttribute(`${resource.outcome}, ${ignored}`)}"/>`;
   switch (resource.outcome) {
     case "in-sync":
       return undefined;

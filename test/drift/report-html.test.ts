@@ -14,7 +14,7 @@ const resource = (address: string, outcome: DriftResource["outcome"], extra: Par
 });
 
 const report = (resources: DriftResource[], extra: Partial<Pick<DriftReport, "shard">> = {}): DriftReport =>
-  driftReport({ generatedAt: "2026-01-01T00:00:00.000Z", desiredFingerprint: "f".repeat(64), resources, ...extra });
+  driftReport({ generatedAt: "2026-01-01T00:00:00.000Z", desiredFingerprint: "f".repeat(64), resources, coverage: { managed: 1, live: 2 }, ...extra });
 
 const HOSTILE = `</script><script>alert("x")</script><img src=x onerror='alert(1)'> & &amp;`;
 

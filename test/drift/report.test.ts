@@ -11,7 +11,7 @@ const resource = (address: string, outcome: DriftResource["outcome"], extra: Par
 });
 
 const report = (resources: DriftResource[], extra: { shard?: DriftReport["shard"]; desiredFingerprint?: string; generatedAt?: string } = {}): DriftReport =>
-  driftReport({ generatedAt: extra.generatedAt ?? "2026-01-01T00:00:00.000Z", shard: extra.shard, desiredFingerprint: extra.desiredFingerprint ?? "f".repeat(64), resources });
+  driftReport({ generatedAt: extra.generatedAt ?? "2026-01-01T00:00:00.000Z", shard: extra.shard, desiredFingerprint: extra.desiredFingerprint ?? "f".repeat(64), resources, coverage: { managed: 1, live: 1 } });
 
 describe("driftExitCode", () => {
   it.each([

@@ -133,7 +133,7 @@ function estateReport(shape: "typical" | "worst"): DriftReport {
       source: { file, line: (i % 400) * 5 + 1, column: 1 },
     });
   }
-  return driftReport({ generatedAt: "2026-01-01T00:00:00.000Z", desiredFingerprint: "0".repeat(64), resources });
+  return driftReport({ generatedAt: "2026-01-01T00:00:00.000Z", desiredFingerprint: "0".repeat(64), resources, coverage: { managed: resources.length, live: resources.length } });
 }
 
 function outcomeOf(i: number, shape: "typical" | "worst"): DriftResource["outcome"] {
