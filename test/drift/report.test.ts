@@ -22,8 +22,24 @@ describe("driftExitCode", () => {
     { outcomes: ["unmanaged", "refused"], code: 2 },
     { outcomes: ["unknown"], code: 3 },
     { outcomes: ["drifted", "missing", "unknown"], code: 3 },
+    { outcomes: ["in-sync", "conflict"], code: 2 },
   ] as const)("is $code for $outcomes", ({ outcomes, code }) => {
-    expect(driftExitCode({ summary: summarizeDrift(outcomes.map((outcome, i) => resource(`Route/api/GET /${i}`, outcome))) })).toBe(code);
+    expect(driftExitCode({ summary: summarizeDrift(outcomes.map((outcome, i) => resource(`Route/api/GET /${i}`, outcome)), { managed: 0, live: 0 }) })).toBe(code);
+  });
+
+  it.each([
+    { ignored: ["drifted"], rest: ["in-sync"], code: 0 },
+    { ignored: ["unknown"], rest: ["missing"], code: 2 },
+    { ignored: ["missing", "unmanaged"], rest: ["unknown"], code: 3 },
+  ] as const)("leaves ignored findings out: $code for $rest with $ignored ignored", ({ ignored, rest, code }) => {
+    const ignoredBy = { file: ".convergeignore.yaml", line: 1, reason: "known" };
+    const resources = [
+      ...ignored.map((outcome, i) => ({ ...resource(`Route/api/GET /i${i}`, outcome), ignoredBy })),
+      ...rest.map((outcome, i) => resource(`Route/api/GET /r${i}`, outcome)),
+    ];
+    const summary = summarizeDrift(resources, { managed: 1, live: 2 });
+    expect(summary.ignored).toBe(ignored.length);
+    expect(driftExitCode({ summary })).toBe(code);
   });
 });
 

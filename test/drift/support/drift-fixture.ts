@@ -30,7 +30,7 @@ export function resourceAt(report: DriftReport, address: string) {
 }
 
 export function countOutcomes(report: Pick<DriftReport, "resources">): Record<DriftOutcome, number> {
-  const counts: Record<DriftOutcome, number> = { "in-sync": 0, drifted: 0, missing: 0, unmanaged: 0, refused: 0, unknown: 0 };
+  const counts: Record<DriftOutcome, number> = { "in-sync": 0, drifted: 0, missing: 0, unmanaged: 0, conflict: 0, refused: 0, unknown: 0 };
   for (const resource of report.resources) counts[resource.outcome] += 1;
   return counts;
 }
