@@ -4,6 +4,7 @@ import type { LoadedDocument } from "../desired/load.js";
 import { readKeyText } from "../desired/read-key.js";
 import type { DriftField, DriftResource } from "./drift-report.js";
 import { engineForOp, needsOfDocument } from "./kinds/registry.js";
+import { liveKeyOf, type LiveKey } from "./live-keys.js";
 import type { LiveState, PlannedAction } from "./model.js";
 import { plan } from "./plan.js";
 
@@ -21,6 +22,32 @@ import { plan } from "./plan.js";
  * problems by the document whose text holds their location).
  */
 export function classifyDrift(documents: ReadonlyArray<LoadedDocument>, live: LiveState, failures: ReadonlyMap<string, string> = new Map()): DriftResource[] {
+  return classifyDocuments(documents, live, failures).resources;
+}
+
+/** What classifyDocuments found besides the resources: what each document declares, and what pruning reports. */
+export interface ClassifiedDocuments {
+  /** Every resource in one outcome; the entry of a document's own resource is the one at `entryOf`. */
+  readonly resources: DriftResource[];
+  /** The index in `resources` of each compared document's own entry. */
+  readonly entryOf: ReadonlyMap<LoadedDocument, number>;
+  /** The live resources each document declares (src/reconcile/live-keys.ts). */
+  readonly declared: ReadonlyMap<LoadedDocument, ReadonlyArray<LiveKey>>;
+  /** The live resources reported as undeclared children of owned APIs (unmanaged, refused or undecided), by key. */
+  readonly undeclared: ReadonlySet<LiveKey>;
+}
+
+/**
+ * classifyDrift, with what drift over several sources needs: the entries by document, the live
+ * resources each document declares, and those pruning found; `managedElsewhere`: live resources
+ * other sources manage, never reported as undeclared here.
+ */
+export function classifyDocuments(
+  documents: ReadonlyArray<LoadedDocument>,
+  live: LiveState,
+  failures: ReadonlyMap<string, string> = new Map(),
+  options: { readonly managedElsewhere?: ReadonlySet<LiveKey> } = {},
+): ClassifiedDocuments {
   const unknown = new Map<LoadedDocument, string>();
   for (const loaded of documents) {
     const reasons = needsOfDocument(loaded.document).map((need) => failures.get(readKeyText(need))).filter((reason): reason is string => reason !== undefined);
@@ -28,7 +55,7 @@ export function classifyDrift(documents: ReadonlyArray<LoadedDocument>, live: Li
   }
   const comparable = documents.filter((loaded) => !unknown.has(loaded));
   // twins stay a finding (an ambiguous match): drift reports what is; apply repairs them
-  const { plan: planned, problems } = plan(comparable, live, { prune: true, refuseTwins: true });
+  const { plan: planned, problems, declared } = plan(comparable, live, { prune: true, refuseTwins: true, managedElsewhere: options.managedElsewhere });
   const documentAt = documentLocator(comparable);
   for (const problem of problems) {
     const loaded = documentAt(problem);
@@ -45,14 +72,17 @@ export function classifyDrift(documents: ReadonlyArray<LoadedDocument>, live: Li
 
   const bySource = new Map(comparable.map((loaded) => [sourceKey(loaded.source), loaded] as const));
   const resources: DriftResource[] = [];
-  const withOwnAction = new Set<LoadedDocument>();
+  const entryOf = new Map<LoadedDocument, number>();
+  const undeclared = new Set<LiveKey>();
   for (const action of planned.actions) {
     const loaded = action.source ? bySource.get(sourceKey(action.source)) : undefined;
     if (!loaded) throw new Error(`drift: the planned action ${action.address} has no document`);
     const own = loaded.document.kind === action.kind;
-    if (own) withOwnAction.add(loaded);
+    if (own) entryOf.set(loaded, resources.length);
     const resource = { address: action.address, kind: action.kind, identity: action.identity, source: action.source ?? null };
     if (!own) {
+      const claim = referencesOf(action)?.deleted?.(action.request!)?.claim;
+      if (claim !== undefined) undeclared.add(liveKeyOf(claim.collection, claim.apiId, claim.id));
       // an undeclared resource of an API an Api document owns: what pruning would delete, or what the protections keep
       const blocker = apiIdsOf(loaded, live).map((apiId) => undecided.get(`${apiId}/${action.kind}`)).find((other) => other !== undefined);
       if (blocker) {
@@ -93,7 +123,8 @@ export function classifyDrift(documents: ReadonlyArray<LoadedDocument>, live: Li
     resources.push({ ...resource, ...outcomeOf(action, awaited?.name) });
   }
   for (const loaded of documents) {
-    if (withOwnAction.has(loaded)) continue;
+    if (entryOf.has(loaded)) continue;
+    entryOf.set(loaded, resources.length);
     const identity = modelOf(loaded.document.kind).identity(loaded.document);
     const reason = unknown.get(loaded);
     // a document that plans no action of its own and has no problem (an Api document) is in sync
@@ -107,7 +138,7 @@ export function classifyDrift(documents: ReadonlyArray<LoadedDocument>, live: Li
       source: loaded.source,
     });
   }
-  return resources;
+  return { resources, entryOf, declared, undeclared };
 }
 
 function outcomeOf(action: PlannedAction, pendingTarget: string | undefined): Pick<DriftResource, "outcome" | "fields" | "reason"> {

@@ -11,6 +11,7 @@ import { allEngines, engineForOp, engineOf, kindsInPlanOrder, needsOfDocument } 
 import type { Claim, ClaimCollection, PlanContext } from "./kinds/kind-engine.js";
 import { PLAN_FORMAT_VERSION, summarize, type LiveNeed, type LiveState, type Plan, type PlannedAction } from "./model.js";
 import { applyProtections } from "./protections.js";
+import { liveKeyOf, type LiveKey } from "./live-keys.js";
 
 export interface PlanOptions {
   /** Prune every API an `Api` document declares, as if each said `prune: true`. */
@@ -29,12 +30,19 @@ export interface PlanOptions {
    * way, say by its API's name instead of its apiId, is kept); one whose API is gone has nothing to delete.
    */
   readonly removed?: ReadonlyArray<LoadedDocument>;
+  /**
+   * Live resources another source manages (a terraform state's, `--state`): pruning never deletes
+   * them. They are not claims: a document still matches them (and drift reports both claimants).
+   */
+  readonly managedElsewhere?: ReadonlySet<LiveKey>;
 }
 
 export interface PlanResult {
   readonly plan: Plan;
   /** Problems found only with live state (an unknown API, an ambiguous match, a rule of the live protocol). */
   readonly problems: ReadonlyArray<DesiredStateProblem>;
+  /** The live resources each document declares (live-keys.ts), as its plan matched them; absent for a document that matched none. */
+  readonly declared: ReadonlyMap<LoadedDocument, ReadonlyArray<LiveKey>>;
 }
 
 /** The live reads a set of documents needs, deduplicated. */
@@ -67,7 +75,15 @@ export function fingerprint(live: LiveState): string {
  */
 export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, options: PlanOptions = {}): PlanResult {
   const claimed = new Map<string, Set<string>>();
-  const context = createPlanContext(live, options, documents, claimed);
+  const declared = new Map<LoadedDocument, LiveKey[]>();
+  let planning: LoadedDocument | undefined;
+  const declare = (key: LiveKey) => {
+    if (planning === undefined) return;
+    const keys = declared.get(planning);
+    if (keys === undefined) declared.set(planning, [key]);
+    else if (!keys.includes(key)) keys.push(key);
+  };
+  const context = createPlanContext(live, options, documents, claimed, declare);
   const problems: DesiredStateProblem[] = [];
   const actions: PlannedAction[] = [];
   const order = new Map<Kind, number>(kindsInPlanOrder().map((kind, index) => [kind, index]));
@@ -75,10 +91,12 @@ export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, 
   const pinnedFirst = (loaded: LoadedDocument) => (engineOf(loaded.document.kind).model.pinned?.(loaded.document) ? 0 : 1);
   const sorted = [...documents].sort((a, b) => order.get(a.document.kind)! - order.get(b.document.kind)! || pinnedFirst(a) - pinnedFirst(b));
   for (const loaded of sorted) {
+    planning = loaded;
     const result = engineOf(loaded.document.kind).plan(loaded, context);
     actions.push(...result.actions);
     problems.push(...result.problems);
   }
+  planning = undefined;
   for (const engine of allEngines()) if (engine.repairs) actions.push(...engine.repairs(actions, context));
   problems.push(...resolvedCrossCheck(documents, live));
   if (options.removed && options.removed.length > 0) {
@@ -106,6 +124,7 @@ export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, 
       summary: summarize(protectedActions),
     },
     problems,
+    declared,
   };
 }
 
@@ -161,7 +180,13 @@ function resolvedCrossCheck(documents: ReadonlyArray<LoadedDocument>, live: Live
   return crossCheckDocuments(documents, { resolvedApiKey });
 }
 
-function createPlanContext(live: LiveState, options: PlanOptions, documents: ReadonlyArray<LoadedDocument>, claimed: Map<string, Set<string>>): PlanContext {
+function createPlanContext(
+  live: LiveState,
+  options: PlanOptions,
+  documents: ReadonlyArray<LoadedDocument>,
+  claimed: Map<string, Set<string>>,
+  declare: (key: LiveKey) => void,
+): PlanContext {
   const claimsOf = (collection: ClaimCollection, apiId: string) => {
     const key = `${collection}/${apiId}`;
     let ids = claimed.get(key);
@@ -191,7 +216,11 @@ function createPlanContext(live: LiveState, options: PlanOptions, documents: Rea
       if (!api) return { problem: `API ${apiId} does not exist in this account (or the token may not read it)` };
       return { apiId, protocolType: api.protocolType as ProtocolType | undefined };
     },
-    claim: (collection, apiId, id) => void claimsOf(collection, apiId).add(id),
+    claim(collection, apiId, id) {
+      claimsOf(collection, apiId).add(id);
+      declare(liveKeyOf(collection, apiId, id));
+    },
+    declare,
     isClaimed: (collection, apiId, id) => claimed.get(`${collection}/${apiId}`)?.has(id) ?? false,
     resolveIntegrationName: (apiId, name, integrationId) => void integrationNames.set(`${apiId}/${name}`, integrationId),
     integrationIdOf: (apiId, name) => integrationNames.get(`${apiId}/${name}`),
@@ -201,7 +230,14 @@ function createPlanContext(live: LiveState, options: PlanOptions, documents: Rea
     },
     unclaimed(api, why) {
       const children = allEngines().filter((engine) => engine.unclaimed).sort((a, b) => b.planOrder - a.planOrder);
-      return children.flatMap((engine) => engine.unclaimed!(api, context, why));
+      const deletes = children.flatMap((engine) => engine.unclaimed!(api, context, why));
+      const elsewhere = options.managedElsewhere;
+      if (elsewhere === undefined || elsewhere.size === 0) return deletes;
+      // what another source manages is not this desired state's to prune
+      return deletes.filter((action) => {
+        const claim = action.request ? engineForOp(action.request.op)?.deleted?.(action.request)?.claim : undefined;
+        return claim === undefined || !elsewhere.has(liveKeyOf(claim.collection, claim.apiId, claim.id));
+      });
     },
     twinRepair(apiId) {
       if (options.refuseTwins) return undefined;

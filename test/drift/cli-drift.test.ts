@@ -177,12 +177,16 @@ describe("converge drift over an estate with every outcome", { timeout: E2E_TIME
   it("puts every resource in exactly one outcome and exits 3 because some could not be compared", () => {
     expectExit(result, 3);
     expect(outcomeLines(report)).toEqual(expectedOutcomes());
-    expect(report.summary).toEqual({ "in-sync": 5, drifted: 3, missing: 1, unmanaged: 2, refused: 3, unknown: 3 });
-    expect(report.summary).toEqual(countOutcomes(report));
+    // coverage: of the 8 live resources in the owned scope (routes, integrations, contacts, opted-in Regions), 6 are declared, 2 unmanaged
+    expect(report.summary).toEqual({
+      "in-sync": 5, drifted: 3, missing: 1, unmanaged: 2, conflict: 0, refused: 3, unknown: 3, ignored: 0, coverage: { managed: 6, live: 8, percent: 75 },
+    });
+    const { ignored: _ignored, coverage: _coverage, ...counts } = report.summary;
+    expect(counts).toEqual(countOutcomes(report));
   });
 
   it("follows the versioned JSON schema", async () => {
-    expect(report.formatVersion).toBe(1);
+    expect(report.formatVersion).toBe(2);
     expect(Date.parse(report.generatedAt)).toBeGreaterThan(Date.now() - 120_000);
     expect(report.shard).toBeUndefined();
     expect(report.desiredFingerprint).toMatch(/^[0-9a-f]{64}$/);
@@ -230,7 +234,11 @@ describe("converge drift over an estate with every outcome", { timeout: E2E_TIME
     expect(suites).toHaveLength(1);
     const suite = suites[0]!;
     expect(suite.attributes).toMatchObject({ name: "converge drift", tests: "17", failures: "6", errors: "3", skipped: "3", timestamp: report.generatedAt });
-    const cases = suite.children;
+    const [properties, ...cases] = suite.children;
+    expect(properties!.name).toBe("properties");
+    expect(Object.fromEntries(properties!.children.map((property) => [property.attributes.name, property.attributes.value]))).toEqual({
+      "coverage.managed": "6", "coverage.live": "8", "coverage.percent": "75", ignored: "0",
+    });
     expect(cases.every((element) => element.name === "testcase")).toBe(true);
     const verdict = (testcase: XmlElement) => testcase.children.map((child) => child.name).join(",") || "passed";
     const byName = new Map(cases.map((testcase) => [testcase.attributes.name!, testcase]));
@@ -273,7 +281,7 @@ describe("converge drift over an estate with every outcome", { timeout: E2E_TIME
     expect(lines).toContain('      authorizerId         desired "jwt1", live "jwt2"');
     expect(lines).toContain('      authorizationScopes  desired ["orders.write"], live ["orders.admin"]');
     expect(lines).toContain("  ? Route/zzzzzzzzzz/GET /nowhere unknown  (unknown.yaml:1)");
-    expect(lines.at(-2)).toBe("Drift: 3 drifted, 1 missing, 2 unmanaged, 3 refused, 3 unknown, 5 in sync (17 resources).");
+    expect(lines.at(-2)).toBe("Drift: 3 drifted, 1 missing, 2 unmanaged, 3 refused, 3 unknown, 5 in sync (17 resources); coverage 75% (6 of 8 live resources managed).");
   });
 
   it("prints markdown on stdout with --output markdown", async () => {
@@ -301,7 +309,9 @@ describe("converge drift exit codes", { timeout: E2E_TIMEOUT_MS }, () => {
   it("exits 2 when there is drift and every resource could be compared (refused ones do not count)", async () => {
     const result = await drift(["-f", "in-sync.yaml", "-f", "accounts.yaml", "-f", "orders.yaml", "--output", "json"]);
     expectExit(result, 2);
-    expect(parseDriftJson(result).summary).toEqual({ "in-sync": 5, drifted: 3, missing: 1, unmanaged: 2, refused: 3, unknown: 0 });
+    expect(parseDriftJson(result).summary).toEqual({
+      "in-sync": 5, drifted: 3, missing: 1, unmanaged: 2, conflict: 0, refused: 3, unknown: 0, ignored: 0, coverage: { managed: 6, live: 8, percent: 75 },
+    });
     const refusedOnly = await drift(["-f", "in-sync.yaml", "--output", "json"]);
     expectExit(refusedOnly, 0);
   });

@@ -101,8 +101,10 @@ describe("renderDriftAsHtml", () => {
     const page = renderDriftAsHtml(mixed);
     const groups = [...page.matchAll(/<section class="g o-([a-z-]+)" id="g-\1" data-outcome="\1">/g)].map((match) => match[1]);
     expect(groups).toEqual(["unknown", "drifted", "missing", "unmanaged", "refused", "in-sync"]);
+    expect(page).toContain('<span class="coverage">coverage 50% (1 of 2 live resources managed)</span>');
     const counts = Object.fromEntries([...page.matchAll(/<b data-count="([a-z-]+)">(\d+)<\/b>/g)].map((match) => [match[1], Number(match[2])]));
-    expect(counts).toEqual(mixed.summary);
+    const { coverage: _coverage, ...counted } = mixed.summary;
+    expect(counts).toEqual(counted);
     const addresses = [...page.matchAll(/<span class="o">([a-z-]+)<\/span><code>([^<]+)<\/code>/g)].map((match) => `${match[1]} ${match[2]}`);
     expect(addresses).toEqual([
       "unknown Route/api/GET /d", "drifted Route/api/GET /c", "drifted Route/api/GET /g", "missing Route/api/GET /e",
@@ -116,7 +118,7 @@ describe("renderDriftAsHtml", () => {
     const kinds = [...kindSelect.matchAll(/<option value="([^"]*)">/g)].map((match) => match[1]);
     expect(kinds).toEqual(["", "AlternateContact", "Route"]);
     const outcomeSelect = /<select id="f-outcome">(.*?)<\/select>/.exec(html)![1]!;
-    expect([...outcomeSelect.matchAll(/<option value="([^"]*)">/g)].map((match) => match[1])).toEqual(["", "attention", "unknown", "drifted", "missing", "unmanaged", "refused", "in-sync"]);
+    expect([...outcomeSelect.matchAll(/<option value="([^"]*)">/g)].map((match) => match[1])).toEqual(["", "attention", "unknown", "conflict", "drifted", "missing", "unmanaged", "refused", "in-sync", "ignored"]);
     expect(html).toMatch(/<form id="filters" role="search" hidden>/);
   });
 

@@ -79,9 +79,10 @@ describe("mergeDriftReports", () => {
       { report: report([], { shard: { index: 2, count: 3 }, generatedAt: "2026-01-01T00:00:01.000Z" }), file: "2.json" },
       { report: report([a, b], { shard: { index: 1, count: 3 }, generatedAt: "2026-01-01T00:00:03.000Z" }), file: "1.json" },
     ]);
-    expect(merged).toEqual(report([a, b, c], { generatedAt: "2026-01-01T00:00:01.000Z" }));
+    // each shard's coverage is 1 of 1: the merged report adds them up
+    expect(merged).toEqual({ ...report([a, b, c], { generatedAt: "2026-01-01T00:00:01.000Z" }), summary: { ...report([a, b, c]).summary, coverage: { managed: 3, live: 3, percent: 100 } } });
     expect(merged.resources.map((r) => r.address)).toEqual(["AlternateContact/self/BILLING", "RegionOptIn/self/ap-east-1", "Route/api/GET /a"]);
-    expect(merged.summary).toEqual({ "in-sync": 1, drifted: 1, missing: 0, unmanaged: 0, refused: 0, unknown: 1 });
+    expect(merged.summary).toEqual({ "in-sync": 1, drifted: 1, missing: 0, unmanaged: 0, conflict: 0, refused: 0, unknown: 1, ignored: 0, coverage: { managed: 3, live: 3, percent: 100 } });
   });
 
   it("passes a single whole report through", () => {
@@ -122,8 +123,8 @@ describe("parseDriftReport", () => {
   });
 
   it.each([
-    { name: "another format version", json: { ...report([]), formatVersion: 2 }, message: "a.json is not a converge drift report (formatVersion 1): formatVersion: " },
-    { name: "a plan", json: { formatVersion: 1, liveFingerprint: "x", actions: [] }, message: "a.json is not a converge drift report" },
+    { name: "another format version", json: { ...report([]), formatVersion: 1 }, message: "a.json is not a converge drift report (formatVersion 2): formatVersion: " },
+    { name: "a plan", json: { formatVersion: 2, liveFingerprint: "x", actions: [] }, message: "a.json is not a converge drift report" },
     { name: "an unknown outcome", json: { ...report([]), resources: [{ ...resource("Route/a/b", "in-sync"), outcome: "fine" }] }, message: "resources.0.outcome" },
   ])("rejects $name", ({ json, message }) => {
     expect(() => parseDriftReport(json, "a.json")).toThrow(message);
@@ -171,6 +172,6 @@ describe("renderers", () => {
   it("colors text only when asked", () => {
     expect(renderDriftAsText(nastyReport, { color: true })).toContain("\u001b[33m~\u001b[0m");
     expect(renderDriftAsText(nastyReport, { color: false })).not.toContain("\u001b[");
-    expect(renderDriftAsText(report([], { shard: { index: 2, count: 5 } }), { color: false })).toBe("converge drift (shard 2/5): No drift. Live state matches the desired state.\n\nDrift: 0 drifted, 0 missing, 0 unmanaged, 0 refused, 0 unknown, 0 in sync (0 resources).\n");
+    expect(renderDriftAsText(report([], { shard: { index: 2, count: 5 } }), { color: false })).toBe("converge drift (shard 2/5): No drift. Live state matches the desired state.\n\nDrift: 0 drifted, 0 missing, 0 unmanaged, 0 refused, 0 unknown, 0 in sync (0 resources); coverage 100% (1 of 1 live resource managed).\n");
   });
 });

@@ -9,6 +9,7 @@ import { PHASE } from "../model.js";
 import type { LiveNeed } from "../model.js";
 import { accountIdField, describeAccount } from "./account-common.js";
 import { decide, type KindEngine, type ReadKeySource, type ExportedDocument } from "./kind-engine.js";
+import { liveKeyOf } from "../live-keys.js";
 
 const trim = (value: unknown) => (typeof value === "string" ? value.trim() : value);
 
@@ -31,6 +32,7 @@ export const alternateContactEngine = {
     if (live === undefined) {
       return { actions: [], problems: [{ ...loaded.source, path: "", message: `the live contact ${key} was not read` }] };
     }
+    if (live !== null) context.declare(liveKeyOf("contacts", account, document.spec.type));
     const spec = document.spec as { type: AlternateContact["AlternateContactType"]; name: string; title: string; emailAddress: string; phoneNumber: string };
     const put = (): AlternateContactRequest => ({
       op: "putContact",
@@ -54,6 +56,12 @@ export const alternateContactEngine = {
       },
     });
   },
+
+  liveResources: (live) => Object.entries(live.contacts).flatMap(([key, contact]) => {
+    if (contact === null) return [];
+    const [account = "", type = contact.AlternateContactType] = key.split("/");
+    return [{ key: liveKeyOf("contacts", account, type), address: `AlternateContact/${key}`, identity: key, serviceManaged: false }];
+  }),
 
   async execute(request, context) {
     if (request.op === "putContact") {

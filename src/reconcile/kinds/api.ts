@@ -1,3 +1,4 @@
+import { liveKeyOf } from "../live-keys.js";
 import { apiModel } from "../../desired/kinds/api.js";
 import { problemAt } from "../../desired/kinds/kind-model.js";
 import type { ApiDocument } from "../../desired/schema.js";
@@ -25,6 +26,7 @@ export const apiEngine = {
     const resolved = context.resolveApi(document.api);
     if ("problem" in resolved) return { actions: [], problems: [problemAt(loaded, ["api"], resolved.problem)] };
     const { apiId, protocolType } = resolved;
+    context.declare(liveKeyOf("apis", apiId, apiId));
     if (document.spec.protocolType && protocolType && document.spec.protocolType !== protocolType) {
       return {
         actions: [],
@@ -37,6 +39,13 @@ export const apiEngine = {
     const reason = `pruned: API ${apiId} is declared owned (kind: Api) and no document declares it`;
     return { actions: context.unclaimed(live, { source: loaded.source, reason }), problems: [] };
   },
+
+  liveResources: (live) => Object.values(live.apis).map((api) => ({
+    key: liveKeyOf("apis", api.apiId, api.apiId),
+    address: `Api/${api.apiId}`,
+    identity: api.apiId,
+    serviceManaged: false,
+  })),
 
   async execute() {
     // Api documents plan route and integration deletes, which the Route and Integration engines execute

@@ -1,3 +1,4 @@
+import { liveKeyOf } from "../live-keys.js";
 import type { z } from "zod";
 import type { DesiredStateProblem } from "../../desired/desired-state-error.js";
 import { protocolProblems } from "../../desired/kinds/gateway-checks.js";
@@ -102,6 +103,12 @@ export const integrationEngine = {
 
   repairs: (planned, context) => twinRepairActions(planned, context),
 
+  liveResources: (live) => Object.values(live.apis).flatMap((api) => api.integrations.map((integration) => ({
+    key: liveKeyOf("integrations", api.apiId, integration.integrationId),
+    address: integrationAddress(api.apiId, integration.integrationId),
+    identity: `${api.apiId}/${integration.integrationId}`,
+    serviceManaged: integration.apiGatewayManaged === true,
+  }))),
   unclaimed: (api, context, { source, reason }) => api.integrations
     .filter((live) => !context.isClaimed("integrations", api.apiId, live.integrationId))
     .map((live) => ({

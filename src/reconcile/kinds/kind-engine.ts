@@ -19,6 +19,12 @@ export interface PlanContext {
   /** Marks a live route or integration as declared by a document (so that pruning leaves it alone). */
   claim(collection: ClaimCollection, apiId: string, id: string): void;
   isClaimed(collection: ClaimCollection, apiId: string, id: string): boolean;
+  /**
+   * Notes a live resource the document being planned declares, by its key (src/reconcile/live-keys.ts):
+   * what drift compares across sources. `claim` notes the routes and integrations it claims; kinds
+   * that claim nothing (contacts, Regions, APIs) declare their live resource when it exists.
+   */
+  declare(key: string): void;
   /** Records which live integration a logical name resolved to (`pending` when it will be created). */
   resolveIntegrationName(apiId: string, name: string, integrationId: string | "pending"): void;
   integrationIdOf(apiId: string, name: string): string | "pending" | undefined;
@@ -245,8 +251,24 @@ export interface TerraformResourceExport {
  * (src/desired/kinds/), which knows the document's identity and its offline checks. The registry
  * lists the kinds; shared code calls capabilities and never switches on kind or operation names.
  */
+/** A live resource of a kind as drift counts it over a whole scope (`--unmanaged all`, coverage). */
+export interface LiveResource {
+  /** Its key (src/reconcile/live-keys.ts), as the documents that declare it note it. */
+  readonly key: string;
+  /** Its report address and identity, as the kind's plans write them. */
+  readonly address: string;
+  readonly identity: string;
+  /** The service manages it (a quick-created route or integration): never unmanaged, whoever declares it. */
+  readonly serviceManaged: boolean;
+}
+
+/** A kind whose live resources drift can list from what it read (`--unmanaged all`). */
+export interface KindWithLiveResources {
+  liveResources(live: LiveState): LiveResource[];
+}
+
 export type KindEngine<D extends Document = Document, R extends ActionRequest = ActionRequest> = KindEngineCore<D, R>
-  & Partial<KindWithOwnership<D> & KindWithPruning & KindWithRepairs & KindWithProtections<R> & KindWithDeletes<R> & KindWithReferences<R> & KindWithExport>;
+  & Partial<KindWithOwnership<D> & KindWithPruning & KindWithRepairs & KindWithProtections<R> & KindWithDeletes<R> & KindWithReferences<R> & KindWithExport & KindWithLiveResources>;
 
 /** The fields every action of one resource shares. */
 export type ActionBase = Pick<PlannedAction, "kind" | "address" | "name" | "identity" | "source"> & { readonly phase?: number };

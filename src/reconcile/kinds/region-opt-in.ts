@@ -7,12 +7,15 @@ import type { Region } from "../../contract/account.js";
 import { sleep } from "../../clients/wire.js";
 import { PHASE } from "../model.js";
 import type { LiveNeed } from "../model.js";
+import { liveKeyOf } from "../live-keys.js";
 import { decide, type ApplyContext, type KindEngine, type ReadKeySource, type ExportedDocument } from "./kind-engine.js";
 import { accountIdField, describeAccount } from "./account-common.js";
 
 type Status = Region["RegionOptStatus"];
 
 const ENABLED_LIKE: ReadonlySet<Status> = new Set(["ENABLED", "ENABLING", "ENABLED_BY_DEFAULT"]);
+/** The statuses of a Region an account opted into (by converge or by hand): a live opt-in. */
+export const OPTED_IN: ReadonlySet<Status> = new Set(["ENABLED", "ENABLING"]);
 const DISABLED_LIKE: ReadonlySet<Status> = new Set(["DISABLED", "DISABLING"]);
 
 /** The request of the RegionOptIn engine. */
@@ -35,10 +38,13 @@ export const regionOptInEngine = {
     const account = accountOf(document);
     const key = `${account}/${document.spec.region}`;
     const wanted = document.spec.enabled;
+    const status = context.live.regions[account]?.[document.spec.region];
+    // an opt-in is live while the Region is enabled by choice (not by default)
+    if (status !== undefined && OPTED_IN.has(status)) context.declare(liveKeyOf("regions", account, document.spec.region));
     return decide<Status>({
       base: { kind: "RegionOptIn", address: `RegionOptIn/${key}`, name: key, identity: key, source: loaded.source, phase: PHASE.independent },
       ensure: document.ensure,
-      live: context.live.regions[account]?.[document.spec.region],
+      live: status,
       phases: { present: PHASE.independent, delete: PHASE.independent },
       create: () => ({ refused: `Region ${document.spec.region} is not offered to account ${account}: check the name against ListRegions` }),
       compare(status) {
@@ -51,6 +57,10 @@ export const regionOptInEngine = {
       },
     });
   },
+
+  liveResources: (live) => Object.entries(live.regions).flatMap(([account, regions]) => Object.entries(regions)
+    .filter(([, status]) => OPTED_IN.has(status))
+    .map(([region]) => ({ key: liveKeyOf("regions", account, region), address: `RegionOptIn/${account}/${region}`, identity: `${account}/${region}`, serviceManaged: false }))),
 
   async execute(request, context) {
     const target = { ...accountIdField(request.account), RegionName: request.region };

@@ -1,3 +1,4 @@
+import { liveKeyOf } from "../live-keys.js";
 import { ROUTE_RULES, routeModel } from "../../desired/kinds/route.js";
 import type { z } from "zod";
 import type { RouteDocument, RouteTarget } from "../../desired/schema.js";
@@ -100,6 +101,12 @@ export const routeEngine = {
     }
   },
 
+  liveResources: (live) => Object.values(live.apis).flatMap((api) => api.routes.map((route) => ({
+    key: liveKeyOf("routes", api.apiId, route.routeId),
+    address: routeAddress(api.apiId, route.routeKey),
+    identity: `${api.apiId}/${route.routeKey}`,
+    serviceManaged: route.apiGatewayManaged === true,
+  }))),
   unclaimed: (api, context, { source, reason }) => api.routes.filter((route) => !context.isClaimed("routes", api.apiId, route.routeId)).map((route) => ({
     kind: "Route", address: routeAddress(api.apiId, route.routeKey), name: route.routeKey, identity: `${api.apiId}/${route.routeKey}`, source,
     type: "delete", phase: PHASE.routeDeletes, changes: [], reason, request: { op: "deleteRoute", apiId: api.apiId, routeId: route.routeId },
