@@ -65,6 +65,7 @@ withOutputOptions(withConnectionOptions(program
     false,
   )
   .option("--target <kind/name>", "plan only this resource (repeatable), e.g. Route/GET /orders", repeatable, [])
+  .option("--state <path>", "a terraform state whose converge resources (and cdktf inventories) pruning leaves alone: a file, a directory, a glob, or - (repeatable)", repeatable, [])
   .option("--parallelism <n>", "reads in flight at once", integerIn(1, 256, "a number"), 16)))
   .action(async (options: PlanFlags) => {
     const { planCommand } = await import("./commands/plan-command.js");
@@ -84,6 +85,7 @@ withOutputOptions(withConnectionOptions(program
     false,
   )
   .option("--target <kind/name>", "apply only this resource (repeatable)", repeatable, [])
+  .option("--state <path>", "a terraform state whose converge resources (and cdktf inventories) pruning leaves alone: a file, a directory, a glob, or - (repeatable)", repeatable, [])
   .option("--parallelism <n>", "actions in flight at once", integerIn(1, 256, "a number"), 10)
   .option("--document-env <var>", "apply the documents held as JSON in this environment variable (one, or an array), instead of -f")
   .option("--from-synth <dir>", "apply the desired state a cdktf synth wrote (a stack's directory, or cdktf.out), instead of -f")
@@ -119,7 +121,10 @@ withOutputOptions(withConnectionOptions(program
   .command("drift")
   .description("report how live state differs from the desired state, never writing; exit 0 in sync, 2 drift, 3 some resource unknown, 1 error")
   .option("-f, --file <path>", "desired-state file or directory (repeatable)", repeatable, [])
-  .option("--from-synth <dir>", "read the desired state a cdktf synth wrote (cdktf.out, or one stack's directory)")
+  .option("--from-synth <dir>", "read the desired state a cdktf synth wrote (cdktf.out, or one stack's directory); combines with -f and --state")
+  .option("--state <path>", "a terraform state whose converge resources (and cdktf inventories) are managed: a file, a directory of *.tfstate, a glob, or - for stdin (repeatable)", repeatable, [])
+  .addOption(new Option("--unmanaged <scope>", "owned: undeclared routes and integrations of APIs an Api document owns; all: every live resource the token can list, contacts and Regions of the accounts in scope").choices(["owned", "all"]).default("owned"))
+  .option("--account <id|self>", "with --unmanaged all: also read this account's contacts and Regions (repeatable)", repeatable, [])
   .option("--shard <k/n>", "check only shard K of N (1-based, e.g. 1/4), or auto/N with K from JOB_COMPLETION_INDEX (0-based)")
   .option("--report <file>", "also write the report to FILE: .xml JUnit, .json JSON, .md markdown, .html a page (repeatable)", repeatable, [])
   .option("--parallelism <n>", "reads in flight at once", integerIn(1, 256, "a number"), 16)))

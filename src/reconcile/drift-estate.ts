@@ -202,6 +202,16 @@ function classifyStateDocuments(
   };
 }
 
+/**
+ * The live resources terraform states manage (their converge resources and their stacks'
+ * inventories): what `plan` and `apply` with `--state` never prune (PlanOptions.managedElsewhere).
+ */
+export function managedByStates(stateDocuments: ReadonlyArray<StateDocument>, claims: ReadonlyArray<StateDocument>, live: LiveState): Set<LiveKey> {
+  const placed = stateDocuments.map(atOwnPlace);
+  const { declared } = plan(placed, live, { refuseTwins: true });
+  return new Set([...keysOf(declared), ...keysOf(declaredByClaims(claims, live))]);
+}
+
 /** The live resources an inventory's identities name (each an `ensure: absent` document, planned only to match it). */
 function declaredByClaims(claims: ReadonlyArray<StateDocument>, live: LiveState): ReadonlyMap<LoadedDocument, ReadonlyArray<LiveKey>> {
   if (claims.length === 0) return new Map();

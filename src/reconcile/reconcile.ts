@@ -7,6 +7,7 @@ import { PLAN_FORMAT_VERSION, type LiveState, type Plan } from "./model.js";
 import { needsOf, plan, type PlanResult } from "./plan.js";
 import type { Progress } from "./progress.js";
 import { readLive } from "./live-reader.js";
+import { managedByStates } from "./drift-estate.js";
 
 export interface ReconcileOptions {
   readonly prune?: boolean;
@@ -17,6 +18,11 @@ export interface ReconcileOptions {
   readonly removed?: ReadonlyArray<LoadedDocument>;
   /** Counts the reads (see read-live). */
   readonly progress?: Progress | undefined;
+  /**
+   * What terraform states manage (`--state`: their converge resources' documents and their stacks'
+   * inventories): read with the documents, and never pruned.
+   */
+  readonly states?: { readonly documents: ReadonlyArray<LoadedDocument>; readonly claims: ReadonlyArray<LoadedDocument> } | undefined;
 }
 
 /** Reads the live state the documents need, then plans against it. */
@@ -26,12 +32,15 @@ export async function readAndPlan(
   options: ReconcileOptions = {},
 ): Promise<PlanResult & { live: LiveState }> {
   const removed = options.removed ?? [];
-  const live = await readLive(needsOf(removed.length > 0 ? [...documents, ...removed] : documents), clients, {
+  const states = options.states ?? { documents: [], claims: [] };
+  const managed = [...states.documents, ...states.claims];
+  const live = await readLive(needsOf([...documents, ...removed, ...managed]), clients, {
     parallelism: options.parallelism,
     signal: options.signal,
     progress: options.progress,
   });
-  return { ...plan(documents, live, { prune: options.prune ?? false, repairTwins: options.repairTwins ?? false, removed }), live };
+  const managedElsewhere = managed.length > 0 ? managedByStates(states.documents, states.claims, live) : undefined;
+  return { ...plan(documents, live, { prune: options.prune ?? false, repairTwins: options.repairTwins ?? false, removed, managedElsewhere }), live };
 }
 
 /** A plan as written by `plan --out`: the plan plus the documents it was made from (to re-read and verify). */

@@ -10,6 +10,7 @@ import { renderApplyReport } from "../../reconcile/render-plan.js";
 import { CliError } from "../cli-error.js";
 import { connect, progressReporter, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
 import { loadDocuments } from "../desired-input.js";
+import { loadStateInput, type StateInput } from "../state-input.js";
 import { documentsFromEnvironment } from "../document-env.js";
 import { parseJsonFile } from "../json-file.js";
 import { withLock, type LockOptions } from "../lock.js";
@@ -38,6 +39,8 @@ export interface ApplyFlags extends ConnectionFlags, OutputFlags {
   readonly expectSha256Env?: string;
   /** With --from-synth: the prefix of the variables holding the stack's previous inventory (deleted where no longer declared). */
   readonly previousEnv?: string;
+  /** terraform states whose converge resources (and cdktf inventories) pruning leaves alone. */
+  readonly state?: ReadonlyArray<string>;
 }
 
 /**
@@ -64,13 +67,14 @@ export async function applyCommand(planFile: string | undefined, flags: ApplyFla
     return applyDocuments(documentsFromEnvironment(flags.documentEnv), flags);
   }
   const documents = planFile === undefined ? await loadDocuments(flags.file, flags.target) : undefined;
+  const states = await loadStateInput(flags.state ?? []);
   return withLock(flags.lock, lockOptions(flags), async (signal) => {
     const clients = connect(flags);
     const line = new ProgressLine();
     try {
       if (planFile !== undefined) {
-        const saved = await replanPlanFile(planFile, clients, flags, signal, line);
-        return await applyPlanned(saved.plan, saved.documents, clients, flags, signal, line);
+        const saved = await replanPlanFile(planFile, clients, flags, signal, line, states);
+        return await applyPlanned(saved.plan, saved.documents, clients, flags, signal, line, [], states);
       }
       line.phase("reading");
       const result = await readAndPlan(documents!, clients, {
@@ -79,9 +83,10 @@ export async function applyCommand(planFile: string | undefined, flags: ApplyFla
         parallelism: flags.parallelism,
         signal,
         progress: line.progress,
+        states,
       });
       if (result.problems.length > 0) throw new DesiredStateError(result.problems);
-      return await applyPlanned(result.plan, documents!, clients, flags, signal, line);
+      return await applyPlanned(result.plan, documents!, clients, flags, signal, line, [], states);
     } finally {
       line.close();
       await clients.close();
@@ -102,6 +107,7 @@ async function replanPlanFile(
   flags: ApplyFlags,
   signal: AbortSignal | undefined,
   line: ProgressLine,
+  states: StateInput,
 ): Promise<{ plan: Plan; documents: LoadedDocument[] }> {
   if (flags.prune || flags.repairTwins || flags.target.length > 0) {
     throw new CliError(`--prune, --repair-twins and --target shape a plan: ${planFile} was made with its own `
@@ -115,6 +121,7 @@ async function replanPlanFile(
     parallelism: flags.parallelism,
     signal,
     progress: line.progress,
+    states,
   });
   const difference = planFileDifference(saved.plan, current.plan);
   if (difference?.kind === "stale") {
@@ -138,6 +145,7 @@ export async function applyDocuments(
   flags: Omit<ApplyFlags, "file" | "target">,
   removed: ReadonlyArray<LoadedDocument> = [],
 ): Promise<number> {
+  const states = await loadStateInput(flags.state ?? []);
   return withLock(flags.lock, lockOptions(flags), async (signal) => {
     const clients = connect(flags);
     const line = new ProgressLine();
@@ -150,9 +158,10 @@ export async function applyDocuments(
         signal,
         progress: line.progress,
         removed,
+        states,
       });
       if (result.problems.length > 0) throw new DesiredStateError(result.problems);
-      return await applyPlanned(result.plan, documents, clients, flags, signal, line, removed);
+      return await applyPlanned(result.plan, documents, clients, flags, signal, line, removed, states);
     } finally {
       line.close();
       await clients.close();
@@ -169,6 +178,7 @@ async function applyPlanned(
   signal: AbortSignal | undefined,
   line: ProgressLine,
   removed: ReadonlyArray<LoadedDocument> = [],
+  states?: StateInput,
 ): Promise<number> {
   line.pause();
   process.stdout.write(renderPlan(plan, flags));
@@ -188,6 +198,7 @@ async function applyPlanned(
     signal,
     progress: line.progress,
     removed,
+    states,
   });
   line.close();
   const converged = !hasChanges(after.plan) && after.problems.length === 0;

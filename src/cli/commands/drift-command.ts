@@ -7,7 +7,8 @@ import { renderDriftAsJUnit, renderDriftAsMarkdown, renderDriftAsText } from "..
 import { renderDriftAsHtml } from "../../reconcile/render-drift-html.js";
 import { CliError } from "../cli-error.js";
 import { connect, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
-import { desiredPaths, loadDesiredInput } from "../desired-input.js";
+import { loadDriftInput } from "../state-input.js";
+import type { UnmanagedScope } from "../../reconcile/drift-estate.js";
 import { parseJsonFile } from "../json-file.js";
 import { ProgressLine } from "../progress-line.js";
 
@@ -19,6 +20,12 @@ export interface DriftOutputFlags extends OutputFlags {
 export interface DriftFlags extends ConnectionFlags, DriftOutputFlags {
   readonly file: string[];
   readonly fromSynth?: string;
+  /** terraform states (files, directories, globs, `-`): their converge resources and their stacks' inventories. */
+  readonly state: string[];
+  /** What unmanaged means: undeclared children of owned APIs, or every live resource in scope. */
+  readonly unmanaged: UnmanagedScope;
+  /** Accounts whose contacts and Regions `--unmanaged all` reads besides the caller's and those the sources name. */
+  readonly account: string[];
   /** `K/N` (1-based K) or `auto/N` (K from JOB_COMPLETION_INDEX, 0-based). */
   readonly shard?: string;
   readonly parallelism: number;
@@ -32,12 +39,18 @@ export async function driftCommand(flags: DriftFlags, env: NodeJS.ProcessEnv = p
   const reportFiles = flags.report.map(reportFormatOf);
   // a shard parses only its own documents (and those whose shard only the list of APIs tells)
   const select = shard && ((key: string) => key.startsWith("api:name:") || shardBucketOf(key, shard.count) === shard.index - 1);
-  const desired = await loadDesiredInput(desiredPaths(flags), [], select ? { select } : {});
+  const input = await loadDriftInput(flags, select ? { select } : {});
   const clients = connect(flags, env);
   const line = new ProgressLine(process.stderr, env);
   try {
     line.phase("reading");
-    const report = await detectDrift(desired, clients, { shard, parallelism: flags.parallelism, progress: line.progress });
+    const report = await detectDrift(input, clients, {
+      shard,
+      parallelism: flags.parallelism,
+      progress: line.progress,
+      scope: flags.unmanaged,
+      accounts: flags.account,
+    });
     line.close();
     await publish(report, flags, reportFiles, env);
     return driftExitCode(report);

@@ -6,6 +6,7 @@ import { renderPlanAsMarkdown, renderPlanAsText } from "../../reconcile/render-p
 import { connect, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
 import { desiredPaths, loadDocuments } from "../desired-input.js";
 import { ProgressLine } from "../progress-line.js";
+import { loadStateInput } from "../state-input.js";
 
 export interface PlanFlags extends ConnectionFlags, OutputFlags {
   readonly file: string[];
@@ -17,11 +18,14 @@ export interface PlanFlags extends ConnectionFlags, OutputFlags {
   /** Plan the repair of identical twins in every API, not only pruned ones (`--repair-twins`). */
   readonly repairTwins: boolean;
   readonly parallelism: number;
+  /** terraform states whose converge resources (and cdktf inventories) pruning leaves alone. */
+  readonly state?: ReadonlyArray<string>;
 }
 
 /** `converge plan`: exit 0 when live matches, 2 when there are changes, 1 on error. */
 export async function planCommand(flags: PlanFlags): Promise<number> {
   const documents = await loadDocuments(desiredPaths(flags), flags.target);
+  const states = await loadStateInput(flags.state ?? []);
   const clients = connect(flags);
   const line = new ProgressLine();
   try {
@@ -31,6 +35,7 @@ export async function planCommand(flags: PlanFlags): Promise<number> {
       repairTwins: flags.repairTwins,
       parallelism: flags.parallelism,
       progress: line.progress,
+      states,
     });
     line.close();
     if (problems.length > 0) throw new DesiredStateError(problems);

@@ -1,0 +1,68 @@
+import { createHash } from "node:crypto";
+import type { LoadedDocument, LoadOptions } from "../desired/load.js";
+import type { LoadedState } from "../desired/terraform-state.js";
+import type { DriftInput } from "../reconcile/drift.js";
+import { CliError } from "./cli-error.js";
+import { loadDesiredInput, synthDesiredFiles } from "./desired-input.js";
+
+/** What the `--state` paths hold: every converge resource's document and every inventory identity, with the states read. */
+export interface StateInput {
+  readonly states: ReadonlyArray<LoadedState>;
+  readonly documents: ReadonlyArray<LoadedDocument>;
+  readonly claims: ReadonlyArray<LoadedDocument>;
+}
+
+/** Reads the `--state` paths (none: nothing), saying on stderr what each state held. */
+export async function loadStateInput(paths: ReadonlyArray<string>, options: Pick<LoadOptions, "select"> = {}): Promise<StateInput> {
+  if (paths.length === 0) return { states: [], documents: [], claims: [] };
+  // loaded only when a state is given: plan, apply and drift of documents alone never pay for it
+  const { loadTerraformStates } = await import("../desired/terraform-state.js");
+  const states = await loadTerraformStates(paths, options.select ? { select: options.select } : {});
+  for (const state of states) {
+    process.stderr.write(`converge: state ${state.file}: ${plural(state.documents.length, "converge resource")}, `
+      + `${plural(state.claims.length, "inventory identity", "inventory identities")}, ${state.skipped} other skipped\n`);
+  }
+  return { states, documents: states.flatMap((state) => state.documents), claims: states.flatMap((state) => state.claims) };
+}
+
+function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+/** The sources of `converge drift`: `-f` paths and a synth output together, and terraform states. */
+export interface DriftSourceFlags {
+  readonly file: ReadonlyArray<string>;
+  readonly fromSynth?: string | undefined;
+  readonly state: ReadonlyArray<string>;
+}
+
+/**
+ * Every source of a drift run, loaded (and refused, naming file and line) before anything is read
+ * live. The fingerprint is the desired state's when there is nothing else (as before states
+ * existed), else the hash of it, every state's text and `extra` (the ignore files' texts).
+ */
+export async function loadDriftInput(flags: DriftSourceFlags, options: Pick<LoadOptions, "select"> = {}, extra: ReadonlyArray<string> = []): Promise<DriftInput> {
+  const paths = [...flags.file, ...(flags.fromSynth !== undefined ? synthDesiredFiles(flags.fromSynth) : [])];
+  if (paths.length === 0 && flags.state.length === 0) {
+    throw new CliError("nothing to compare: pass -f FILE_OR_DIRECTORY, --from-synth DIR or --state PATH (terraform state; - for standard input)");
+  }
+  const desired = paths.length > 0 ? await loadDesiredInput(paths, [], options) : undefined;
+  const states = await loadStateInput(flags.state, options);
+  const fingerprint = states.states.length === 0 && extra.length === 0 && desired
+    ? desired.fingerprint
+    : fingerprintOf([desired?.fingerprint ?? "", ...states.states.map((state) => state.text), ...extra]);
+  const { attributeOfFieldPath } = await import("../desired/terraform-resources.js");
+  return {
+    documents: desired?.documents ?? [],
+    stateDocuments: states.documents,
+    claims: states.claims,
+    fingerprint,
+    attributeOf: (loaded, path) => attributeOfFieldPath(loaded.document.kind, path) ?? path,
+  };
+}
+
+function fingerprintOf(texts: ReadonlyArray<string>): string {
+  const hash = createHash("sha256");
+  for (const text of texts) hash.update(`${text.length}\u0000`).update(text);
+  return hash.digest("hex");
+}
