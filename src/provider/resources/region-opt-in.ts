@@ -1,5 +1,4 @@
-import { REGION_OPT_IN_SERVICE_NAMES } from "../../desired/kinds/region-opt-in.js";
-import { RegionOptInDocument } from "../../desired/schema.js";
+import { TERRAFORM_RESOURCES } from "../../desired/terraform-resources.js";
 import type { Region } from "../../contract/account.js";
 import { kindResource } from "../kind-resource.js";
 import { types } from "../runtime/index.js";
@@ -7,13 +6,9 @@ import { specFields } from "../terraform-fields.js";
 import { accountChild } from "./account-child.js";
 
 /** The opt-in's fields as attributes: the Region (by the service's name, RegionName) and whether it is enabled. */
-const FIELDS = specFields(RegionOptInDocument.shape.spec.shape, {
-  required: ["region", "enabled"],
-  serviceNames: REGION_OPT_IN_SERVICE_NAMES,
-  descriptions: {
-    region: "The Region (e.g. `ap-east-1`); changing it replaces the resource.",
-    enabled: "Whether the Region is enabled for the account. Applying waits until it is ENABLED or DISABLED.",
-  },
+const FIELDS = specFields(TERRAFORM_RESOURCES.RegionOptIn, {
+  region: "The Region (e.g. `ap-east-1`); changing it replaces the resource.",
+  enabled: "Whether the Region is enabled for the account. Applying waits until it is ENABLED or DISABLED.",
 });
 
 const ENABLED_LIKE: ReadonlySet<string> = new Set(["ENABLED", "ENABLING", "ENABLED_BY_DEFAULT"]);
@@ -27,7 +22,7 @@ interface LiveRegion {
 /** `converge_region_opt_in`: converge's RegionOptIn kind in terraform. */
 export const regionOptInResource = kindResource<LiveRegion>({
   ...accountChild<LiveRegion>({
-    kind: "RegionOptIn",
+    resource: TERRAFORM_RESOURCES.RegionOptIn,
     description: "Whether an opt-in Region is enabled for an account (converge's `RegionOptIn` kind). Destroying it leaves the Region as it is.",
     accountDescription: "The account (12 digits); the caller's own when left out. Changing it replaces the resource.",
     computed: {
@@ -35,7 +30,7 @@ export const regionOptInResource = kindResource<LiveRegion>({
     },
     computedValues: (region) => ({ opt_status: region.status }),
     fields: FIELDS,
-    key: { attribute: "region_name", importName: "REGION_NAME" },
+    keyImportName: "REGION_NAME",
     find(account, values, live) {
       const region = String(values.region_name);
       const status = live.regions[account]?.[region];
