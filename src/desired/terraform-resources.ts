@@ -1,22 +1,17 @@
 import { z } from "zod";
-import { INTEGRATION_FIELDS, ROUTE_FIELDS } from "../contract/gateway.js";
-import { ALTERNATE_CONTACT_SERVICE_NAMES } from "./kinds/alternate-contact.js";
-import { REGION_OPT_IN_SERVICE_NAMES } from "./kinds/region-opt-in.js";
-import { AlternateContactSpec, RegionOptInDocument } from "./schema.js";
+import { KIND_MODELS } from "./kinds/registry.js";
+import type { TerraformFacts } from "./kinds/terraform-facts.js";
+import type { Kind } from "./schema.js";
 import { camelCase, fieldAttribute, HEAD_ATTRIBUTES, resourceTypeOf, snakeCase } from "./terraform-attributes.js";
 
 /**
- * What each kind's terraform resource is made of, written once for converge's provider
- * (src/provider/resources/, which adds descriptions and the engine) and for whatever reads a
- * terraform state without the provider (src/desired/terraform-state.ts): the spec fields as
- * attributes (required, defaulted, sets, the service's names), the attribute of the document's
- * parent (`api_id`, `account_id`), the ID attribute of an API's child, the key attribute of an
- * account's setting; and the rule a resource's attribute values become the kind's document by.
+ * What each kind's terraform resource is made of, from the facts its model states
+ * (KindModel.terraform, src/desired/kinds/), for converge's provider (src/provider/resources/,
+ * which adds types, descriptions and the engine) and for whatever reads a terraform state without
+ * the provider (src/desired/terraform-state.ts): the spec fields as attributes, the attribute of the
+ * document's parent (`api_id`, `account_id`), the ID attribute of an API's child, the key attribute
+ * of an account's setting; and the rule a resource's attribute values become the kind's document by.
  */
-
-/** The kinds converge's provider has a resource of (the API is a data source). */
-export const TERRAFORM_KINDS = ["Route", "Integration", "AlternateContact", "RegionOptIn"] as const;
-export type TerraformKind = (typeof TERRAFORM_KINDS)[number];
 
 /** How terraform treats a field: set by the user always, optionally, or optionally with the service filling it in. */
 export type Presence = "required" | "optional" | "defaulted";
@@ -40,9 +35,9 @@ export interface TerraformField {
   readonly asSet: boolean;
 }
 
-/** The facts of one kind's resource. */
+/** A kind's terraform resource. */
 export interface TerraformResource {
-  readonly kind: TerraformKind;
+  readonly kind: Kind;
   /** `converge_route` (resourceTypeOf). */
   readonly typeName: string;
   /** The spec fields as attributes, in the order of the spec. */
@@ -61,56 +56,7 @@ export interface TerraformResource {
   readonly named: boolean;
 }
 
-/** What a kind's facts are written as. */
-interface ResourceFacts {
-  readonly fields: Readonly<Record<string, z.ZodType>>;
-  readonly required: ReadonlyArray<string>;
-  /** Fields the service fills in when they are not set (its server defaults). */
-  readonly defaulted?: ReadonlyArray<string>;
-  /** Array fields whose order does not matter. */
-  readonly sets?: ReadonlyArray<string>;
-  /** The service's name of a field the document names otherwise: the attribute is its snake_case, and live has it. */
-  readonly serviceNames?: Readonly<Record<string, string>>;
-  readonly parent: keyof typeof HEAD_ATTRIBUTES;
-  readonly idField?: string;
-  readonly keyField?: string;
-  readonly named?: boolean;
-}
-
-const FACTS = {
-  Route: {
-    fields: ROUTE_FIELDS,
-    required: ["routeKey"],
-    defaulted: ["authorizationType", "apiKeyRequired"],
-    sets: ["authorizationScopes"],
-    parent: "api",
-    idField: "routeId",
-  },
-  Integration: {
-    fields: INTEGRATION_FIELDS,
-    required: ["integrationType"],
-    defaulted: ["connectionType", "timeoutInMillis"],
-    parent: "api",
-    idField: "integrationId",
-    named: true,
-  },
-  AlternateContact: {
-    fields: AlternateContactSpec.shape,
-    required: ["type", "name", "title", "emailAddress", "phoneNumber"],
-    serviceNames: ALTERNATE_CONTACT_SERVICE_NAMES,
-    parent: "account",
-    keyField: "type",
-  },
-  RegionOptIn: {
-    fields: RegionOptInDocument.shape.spec.shape,
-    required: ["region", "enabled"],
-    serviceNames: REGION_OPT_IN_SERVICE_NAMES,
-    parent: "account",
-    keyField: "region",
-  },
-} as const satisfies Record<TerraformKind, ResourceFacts>;
-
-function resourceOf(kind: TerraformKind, facts: ResourceFacts): TerraformResource {
+function resourceOf(kind: Kind, facts: TerraformFacts): TerraformResource {
   const fields = Object.entries(facts.fields).map(([field, schema]): TerraformField => ({
     field,
     attribute: fieldAttribute(field, facts.serviceNames),
@@ -131,17 +77,22 @@ function resourceOf(kind: TerraformKind, facts: ResourceFacts): TerraformResourc
   };
 }
 
-/** The resource of each kind converge's provider has. */
-export const TERRAFORM_RESOURCES: { readonly [K in TerraformKind]: TerraformResource } = {
-  Route: resourceOf("Route", FACTS.Route),
-  Integration: resourceOf("Integration", FACTS.Integration),
-  AlternateContact: resourceOf("AlternateContact", FACTS.AlternateContact),
-  RegionOptIn: resourceOf("RegionOptIn", FACTS.RegionOptIn),
-};
+/** The resources of the kinds converge's provider has one of, by kind, in the registry's order. */
+export const TERRAFORM_RESOURCES: ReadonlyMap<Kind, TerraformResource> = new Map(Object.values(KIND_MODELS).flatMap((model) => {
+  const facts: TerraformFacts | undefined = model.terraform;
+  return facts === undefined ? [] : [[model.kind, resourceOf(model.kind, facts)] as const];
+}));
 
-const BY_TYPE_NAME: ReadonlyMap<string, TerraformResource> = new Map(Object.values(TERRAFORM_RESOURCES).map((resource) => [resource.typeName, resource]));
+const BY_TYPE_NAME: ReadonlyMap<string, TerraformResource> = new Map([...TERRAFORM_RESOURCES.values()].map((resource) => [resource.typeName, resource]));
 
-/** The resource of a terraform type (`converge_route` → Route's: the inverse of resourceTypeOf); undefined for a type converge's provider has not. */
+/** The terraform resource of a kind; throws for a kind converge's provider has none of (the Api). */
+export function terraformResourceOf(kind: Kind): TerraformResource {
+  const resource = TERRAFORM_RESOURCES.get(kind);
+  if (resource === undefined) throw new Error(`kind ${kind} has no terraform resource: expected one of ${[...TERRAFORM_RESOURCES.keys()].join(", ")}`);
+  return resource;
+}
+
+/** The resource of a terraform type (`converge_route` → the Route's: the inverse of resourceTypeOf); undefined for a type converge's provider has not. */
 export function terraformResourceOfType(typeName: string): TerraformResource | undefined {
   return BY_TYPE_NAME.get(typeName);
 }
@@ -252,8 +203,9 @@ export function documentOfAttributes(resource: TerraformResource, values: Readon
  * path is split at dots, but a map of plain values takes the rest of the text as its key (a key may
  * hold dots); give an array to be exact. Undefined for a path no attribute holds.
  */
-export function attributeOfFieldPath(kind: TerraformKind, path: string | ReadonlyArray<PropertyKey>): string | undefined {
-  const resource = TERRAFORM_RESOURCES[kind];
+export function attributeOfFieldPath(kind: Kind, path: string | ReadonlyArray<PropertyKey>): string | undefined {
+  const resource = TERRAFORM_RESOURCES.get(kind);
+  if (resource === undefined) return undefined;
   const parts = typeof path === "string" ? path.split(".") : path.map((part) => (typeof part === "number" ? part : String(part)));
   const [first, ...rest] = parts;
   if (first === undefined) return undefined;

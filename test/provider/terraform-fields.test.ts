@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { INTEGRATION_FIELDS, ROUTE_FIELDS } from "../../src/contract/gateway.js";
-import { specOfAttributes, TERRAFORM_RESOURCES, wireOfAttribute } from "../../src/desired/terraform-resources.js";
+import { specOfAttributes, terraformResourceOf, wireOfAttribute } from "../../src/desired/terraform-resources.js";
 import { isUnknown, UNKNOWN, types } from "../../src/provider/runtime/index.js";
 import { attributeOfPath, attributeOfWire, ctyTypeOf, attributeSchemasOf, specFields } from "../../src/provider/terraform-fields.js";
 
 /** The attributes of a kind's resource come from the contract's field tables; values cross between terraform's form and the wire's. */
 
-const ROUTE = specFields(TERRAFORM_RESOURCES.Route);
-const INTEGRATION = specFields(TERRAFORM_RESOURCES.Integration);
+const ROUTE = specFields(terraformResourceOf("Route"));
+const INTEGRATION = specFields(terraformResourceOf("Integration"));
 
 describe("attributes from the contract's fields", () => {
   it("names every route and integration field of the spec by its snake_case, and no other", () => {

@@ -1,11 +1,11 @@
-import { TERRAFORM_RESOURCES } from "../../desired/terraform-resources.js";
+import { terraformResourceOf } from "../../desired/terraform-resources.js";
 import type { AlternateContact } from "../../contract/account.js";
 import { kindResource } from "../kind-resource.js";
 import { liveValuesOf, specFields } from "../terraform-fields.js";
 import { accountChild } from "./account-child.js";
 
 /** A contact's fields as attributes, named after the service's fields (the document calls AlternateContactType `type`). */
-const FIELDS = specFields(TERRAFORM_RESOURCES.AlternateContact, {
+const FIELDS = specFields(terraformResourceOf("AlternateContact"), {
   type: "BILLING, OPERATIONS or SECURITY (upper case); changing it replaces the contact.",
   emailAddress: "The contact's email address (surrounding spaces are not a change).",
   phoneNumber: "Digits, spaces, parentheses, + and -.",
@@ -14,7 +14,7 @@ const FIELDS = specFields(TERRAFORM_RESOURCES.AlternateContact, {
 /** `converge_alternate_contact`: converge's AlternateContact kind in terraform. */
 export const alternateContactResource = kindResource<AlternateContact>({
   ...accountChild<AlternateContact>({
-    resource: TERRAFORM_RESOURCES.AlternateContact,
+    resource: terraformResourceOf("AlternateContact"),
     description: "An alternate contact of an account (converge's `AlternateContact` kind).",
     accountDescription: "The account (12 digits), managed through the organization; the caller's own account when left out. Changing it replaces the contact.",
     fields: FIELDS,

@@ -3,7 +3,7 @@ import { isIntegrationRequest } from "../../reconcile/kinds/integration.js";
 import { integrationIds, matchesNaturalKey } from "../../reconcile/kinds/integration-identity.js";
 import type { LiveApi, LiveState } from "../../reconcile/model.js";
 import type { Integration } from "../../contract/gateway.js";
-import { TERRAFORM_RESOURCES } from "../../desired/terraform-resources.js";
+import { terraformResourceOf } from "../../desired/terraform-resources.js";
 import { kindResource, type Values } from "../kind-resource.js";
 import { liveValuesOf, specFields } from "../terraform-fields.js";
 import { apiOf, gatewayChild } from "./gateway-child.js";
@@ -12,7 +12,7 @@ import { NATURAL_KEY_FIELDS } from "../../desired/kinds/integration.js";
 import { fieldAttribute, naturalImportId } from "../../desired/terraform-attributes.js";
 
 /** An integration's spec fields as attributes: every integration field of the service, the two it fills in computed too. */
-const FIELDS = specFields(TERRAFORM_RESOURCES.Integration, {
+const FIELDS = specFields(terraformResourceOf("Integration"), {
     integrationType: "CLOUD, HTTP, MOCK, HTTP_PROXY or CLOUD_PROXY. Updated in place.",
     integrationUri: "The backend: a URL for HTTP types, a function ARN for CLOUD types.",
     payloadFormatVersion: "Required on an HTTP API (`1.0` or `2.0`).",
@@ -39,7 +39,7 @@ function integrationOf(values: Values, live: LiveState, integrationId: unknown):
 /** `converge_integration`: converge's Integration kind in terraform. */
 export const integrationResource = kindResource<Integration>({
   ...gatewayChild<Integration>({
-    resource: TERRAFORM_RESOURCES.Integration,
+    resource: terraformResourceOf("Integration"),
     fields: FIELDS,
     name: NAME,
     idNote: "(routes target `integrations/<integration_id>`)",

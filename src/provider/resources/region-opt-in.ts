@@ -1,4 +1,4 @@
-import { TERRAFORM_RESOURCES } from "../../desired/terraform-resources.js";
+import { terraformResourceOf } from "../../desired/terraform-resources.js";
 import type { Region } from "../../contract/account.js";
 import { kindResource } from "../kind-resource.js";
 import { types } from "../runtime/index.js";
@@ -6,7 +6,7 @@ import { specFields } from "../terraform-fields.js";
 import { accountChild } from "./account-child.js";
 
 /** The opt-in's fields as attributes: the Region (by the service's name, RegionName) and whether it is enabled. */
-const FIELDS = specFields(TERRAFORM_RESOURCES.RegionOptIn, {
+const FIELDS = specFields(terraformResourceOf("RegionOptIn"), {
   region: "The Region (e.g. `ap-east-1`); changing it replaces the resource.",
   enabled: "Whether the Region is enabled for the account. Applying waits until it is ENABLED or DISABLED.",
 });
@@ -22,7 +22,7 @@ interface LiveRegion {
 /** `converge_region_opt_in`: converge's RegionOptIn kind in terraform. */
 export const regionOptInResource = kindResource<LiveRegion>({
   ...accountChild<LiveRegion>({
-    resource: TERRAFORM_RESOURCES.RegionOptIn,
+    resource: terraformResourceOf("RegionOptIn"),
     description: "Whether an opt-in Region is enabled for an account (converge's `RegionOptIn` kind). Destroying it leaves the Region as it is.",
     accountDescription: "The account (12 digits); the caller's own when left out. Changing it replaces the resource.",
     computed: {

@@ -1,6 +1,6 @@
 import { isRouteRequest } from "../../reconcile/kinds/route.js";
 import type { Route } from "../../contract/gateway.js";
-import { TERRAFORM_RESOURCES } from "../../desired/terraform-resources.js";
+import { terraformResourceOf } from "../../desired/terraform-resources.js";
 import { kindResource } from "../kind-resource.js";
 import { liveValuesOf, specFields } from "../terraform-fields.js";
 import { naturalImportId } from "../../desired/terraform-attributes.js";
@@ -8,7 +8,7 @@ import { apiOf, gatewayChild } from "./gateway-child.js";
 import { isNaturalImportId, oneMatch, parseNaturalImportId } from "./natural-import-id.js";
 
 /** A route's spec fields as attributes: the service's route fields, scopes as a set, the two it fills in computed too. */
-const FIELDS = specFields(TERRAFORM_RESOURCES.Route, {
+const FIELDS = specFields(terraformResourceOf("Route"), {
     routeKey: 'The route key: `$default` or `"METHOD /path"` on an HTTP API, any expression value on a WebSocket API. Updated in place (never for a route the service manages).',
     target: 'Where the route sends requests: `"integrations/${converge_integration.NAME.integration_id}"`.',
     authorizationType: "NONE, JWT, CLOUD_IAM or CUSTOM (HTTP APIs); NONE, CLOUD_IAM or CUSTOM (WebSocket APIs). The service's NONE when left out.",
@@ -17,7 +17,7 @@ const FIELDS = specFields(TERRAFORM_RESOURCES.Route, {
 });
 
 const ROUTE = gatewayChild<Route>({
-  resource: TERRAFORM_RESOURCES.Route,
+  resource: terraformResourceOf("Route"),
   fields: FIELDS,
   managedDescription: "Whether the service manages the route (an API's quick-created `$default` route): converge never deletes it nor changes its route key.",
   children: (api) => api.routes,
