@@ -107,7 +107,7 @@ function syntaxError(text: string, error: SyntaxError): { readonly offset: numbe
   const first = errors[0];
   if (first !== undefined) {
     const reason = parser.printParseErrorCode(first.error).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
-    return { offset: first.offset, reason: first.offset >= text.trimEnd().length ? `${reason} (the text ends early: truncated?)` : reason };
+    return { offset: first.offset, reason: first.offset >= text.trimEnd().length ? `${reason} where the text ends (truncated?)` : reason };
   }
   return { offset: text.length, reason: error.message.toLowerCase() };
 }
@@ -128,38 +128,33 @@ export function parseStateText(text: string, name: string): { readonly state: Pa
     value = JSON.parse(text);
   } catch (error) {
     const { offset, reason } = syntaxError(text, error as SyntaxError);
-    return { problems: [problem(locator.at(offset), "", `is not a terraform state: not JSON (${reason}); expected the JSON of terraform state pull`)] };
+    return { problems: [problem(locator.at(offset), "", `is not a terraform state: not JSON: ${reason}; expected the JSON of terraform state pull`)] };
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return { problems: [problem(locator.at(skipWhitespace(text, 0)), "", `is not a terraform state: received ${renderValue(value)}; expected an object (the JSON of terraform state pull)`)] };
   }
   const root = value as Record<string, unknown>;
   if (root.version !== STATE_FORMAT_VERSION) {
-    return { problems: [problem(locator.locate(["version"]), "version", `version ${renderValue(root.version)} is not supported: expected ${STATE_FORMAT_VERSION} (the state format of terraform 0.12 and later; terraform state pull writes it)`)] };
+    return { problems: [problem(locator.locate(["version"]), "", `version ${renderValue(root.version)} is not supported: expected ${STATE_FORMAT_VERSION} (the state format of terraform 0.12 and later; terraform state pull writes it)`)] };
   }
   const problems: DesiredStateProblem[] = [];
   if (root.terraform_version !== undefined && typeof root.terraform_version !== "string") {
-    problems.push(problem(locator.locate(["terraform_version"]), "terraform_version", `terraform_version ${renderValue(root.terraform_version)} is not valid: expected a string (e.g. "1.11.4")`));
+    problems.push(problem(locator.locate(["terraform_version"]), "", `terraform_version ${renderValue(root.terraform_version)} is not valid: expected a string (e.g. "1.11.4")`));
   }
   const resources = root.resources ?? [];
   if (!Array.isArray(resources)) {
-    problems.push(problem(locator.locate(["resources"]), "resources", `resources ${renderValue(resources)} is not valid: expected an array of resources`));
+    problems.push(problem(locator.locate(["resources"]), "", `resources ${renderValue(resources)} is not valid: expected an array of resources`));
     return { problems };
   }
   resources.forEach((resource: unknown, index) => {
-    for (const [path, message] of resourceIssues(resource)) problems.push(problem(locator.locate(["resources", index, ...path]), formatStatePath(["resources", index, ...path]), message));
+    for (const [path, message] of resourceIssues(resource)) problems.push(problem(locator.locate(["resources", index, ...path]), `resources[${index}]`, message));
   });
   return problems.length > 0 ? { problems } : { state: { resources: resources as StateResource[], locator } };
 }
 
-/** `resources[3].instances[0]` */
-function formatStatePath(path: ReadonlyArray<PropertyKey>): string {
-  return path.map((part) => (typeof part === "number" ? `[${part}]` : `.${String(part)}`)).join("").replace(/^\./, "");
-}
-
 /** What is wrong with a resource's envelope: each issue's path within the resource and its message. */
 function resourceIssues(resource: unknown): Array<[ReadonlyArray<PropertyKey>, string]> {
-  if (typeof resource !== "object" || resource === null || Array.isArray(resource)) return [[[], `resource ${renderValue(resource)} is not valid: expected an object with mode, type, name and instances`]];
+  if (typeof resource !== "object" || resource === null || Array.isArray(resource)) return [[[], `${renderValue(resource)} is not valid: expected an object with mode, type, name and instances`]];
   const record = resource as Record<string, unknown>;
   const issues: Array<[ReadonlyArray<PropertyKey>, string]> = [];
   for (const key of ["mode", "type", "name"] as const) {
@@ -175,12 +170,12 @@ function resourceIssues(resource: unknown): Array<[ReadonlyArray<PropertyKey>, s
   }
   instances.forEach((instance: unknown, index) => {
     if (typeof instance !== "object" || instance === null || Array.isArray(instance)) {
-      issues.push([["instances", index], `instance ${renderValue(instance)} is not valid: expected an object with attributes`]);
+      issues.push([["instances", index], `instances[${index}] ${renderValue(instance)} is not valid: expected an object with attributes`]);
       return;
     }
     const attributes = (instance as StateInstance).attributes;
     if (attributes !== undefined && (typeof attributes !== "object" || attributes === null || Array.isArray(attributes))) {
-      issues.push([["instances", index, "attributes"], `attributes ${renderValue(attributes)} is not valid: expected an object`]);
+      issues.push([["instances", index, "attributes"], `instances[${index}].attributes ${renderValue(attributes)} is not valid: expected an object`]);
     }
   });
   return issues;

@@ -1,6 +1,6 @@
 import { terraformResourceOf } from "../../desired/terraform-resources.js";
 import type { AlternateContact } from "../../contract/account.js";
-import { kindResource } from "../kind-resource.js";
+import { kindResource, type KindBinding } from "../kind-resource.js";
 import { liveValuesOf, specFields } from "../terraform-fields.js";
 import { accountChild } from "./account-child.js";
 
@@ -11,8 +11,8 @@ const FIELDS = specFields(terraformResourceOf("AlternateContact"), {
   phoneNumber: "Digits, spaces, parentheses, + and -.",
 });
 
-/** `converge_alternate_contact`: converge's AlternateContact kind in terraform. */
-export const alternateContactResource = kindResource<AlternateContact>({
+/** `converge_alternate_contact`: converge's AlternateContact kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is). */
+export const alternateContactBinding: KindBinding<AlternateContact> = {
   ...accountChild<AlternateContact>({
     resource: terraformResourceOf("AlternateContact"),
     description: "An alternate contact of an account (converge's `AlternateContact` kind).",
@@ -23,4 +23,7 @@ export const alternateContactResource = kindResource<AlternateContact>({
   }),
   liveValues: (contact) => liveValuesOf(FIELDS, contact),
   describe: (contact) => `${contact.AlternateContactType} contact`,
-});
+};
+
+/** `converge_alternate_contact`: the resource: the shared flow of kind-resource.ts over alternateContactBinding. */
+export const alternateContactResource = kindResource<AlternateContact>(alternateContactBinding);

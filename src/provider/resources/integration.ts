@@ -4,7 +4,7 @@ import { integrationIds, matchesNaturalKey } from "../../reconcile/kinds/integra
 import type { LiveApi, LiveState } from "../../reconcile/model.js";
 import type { Integration } from "../../contract/gateway.js";
 import { terraformResourceOf } from "../../desired/terraform-resources.js";
-import { kindResource, type Values } from "../kind-resource.js";
+import { kindResource, type KindBinding, type Values } from "../kind-resource.js";
 import { liveValuesOf, specFields } from "../terraform-fields.js";
 import { apiOf, gatewayChild } from "./gateway-child.js";
 import { isNaturalImportId, oneMatch, parseNaturalImportId } from "./natural-import-id.js";
@@ -36,8 +36,8 @@ function integrationOf(values: Values, live: LiveState, integrationId: unknown):
   return apiOf(values, live)?.integrations.find((integration) => integration.integrationId === integrationId);
 }
 
-/** `converge_integration`: converge's Integration kind in terraform. */
-export const integrationResource = kindResource<Integration>({
+/** `converge_integration`: converge's Integration kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is). */
+export const integrationBinding: KindBinding<Integration> = {
   ...gatewayChild<Integration>({
     resource: terraformResourceOf("Integration"),
     fields: FIELDS,
@@ -106,4 +106,7 @@ export const integrationResource = kindResource<Integration>({
     ...live,
     apis: Object.fromEntries(Object.entries(live.apis).map(([apiId, api]) => [apiId, { ...api, routes: [] }])),
   }),
-});
+};
+
+/** `converge_integration`: the resource: the shared flow of kind-resource.ts over integrationBinding. */
+export const integrationResource = kindResource<Integration>(integrationBinding);

@@ -1,6 +1,6 @@
 import { terraformResourceOf } from "../../desired/terraform-resources.js";
 import type { Region } from "../../contract/account.js";
-import { kindResource } from "../kind-resource.js";
+import { kindResource, type KindBinding } from "../kind-resource.js";
 import { types } from "../runtime/index.js";
 import { specFields } from "../terraform-fields.js";
 import { accountChild } from "./account-child.js";
@@ -19,8 +19,8 @@ interface LiveRegion {
   readonly status: Region["RegionOptStatus"];
 }
 
-/** `converge_region_opt_in`: converge's RegionOptIn kind in terraform. */
-export const regionOptInResource = kindResource<LiveRegion>({
+/** `converge_region_opt_in`: converge's RegionOptIn kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is). */
+export const regionOptInBinding: KindBinding<LiveRegion> = {
   ...accountChild<LiveRegion>({
     resource: terraformResourceOf("RegionOptIn"),
     description: "Whether an opt-in Region is enabled for an account (converge's `RegionOptIn` kind). Destroying it leaves the Region as it is.",
@@ -42,4 +42,7 @@ export const regionOptInResource = kindResource<LiveRegion>({
   /** The engine's change of an opt-in is the Region's status: its enabled attribute. */
   changedFields: (action) => (action.changes.length > 0 ? ["enabled"] : []),
   describe: (region) => `Region ${region.region} (${region.status})`,
-});
+};
+
+/** `converge_region_opt_in`: the resource: the shared flow of kind-resource.ts over regionOptInBinding. */
+export const regionOptInResource = kindResource<LiveRegion>(regionOptInBinding);

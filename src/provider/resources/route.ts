@@ -1,7 +1,7 @@
 import { isRouteRequest } from "../../reconcile/kinds/route.js";
 import type { Route } from "../../contract/gateway.js";
 import { terraformResourceOf } from "../../desired/terraform-resources.js";
-import { kindResource } from "../kind-resource.js";
+import { kindResource, type KindBinding } from "../kind-resource.js";
 import { liveValuesOf, specFields } from "../terraform-fields.js";
 import { naturalImportId } from "../../desired/terraform-attributes.js";
 import { apiOf, gatewayChild } from "./gateway-child.js";
@@ -24,8 +24,8 @@ const ROUTE = gatewayChild<Route>({
   idOf: (route) => route.routeId,
 });
 
-/** `converge_route`: converge's Route kind in terraform. */
-export const routeResource = kindResource<Route>({
+/** `converge_route`: converge's Route kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is). */
+export const routeBinding: KindBinding<Route> = {
   ...ROUTE,
   matched(_action, values, live) {
     if (typeof values.route_id === "string") return ROUTE.liveOf(values, live);
@@ -54,4 +54,7 @@ export const routeResource = kindResource<Route>({
     if (request.op === "updateRoute") return request.patch;
     return {};
   },
-});
+};
+
+/** `converge_route`: the resource: the shared flow of kind-resource.ts over routeBinding. */
+export const routeResource = kindResource<Route>(routeBinding);
