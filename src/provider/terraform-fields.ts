@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { attributeValue, camelCase, fieldAttribute, HEAD_ATTRIBUTES, snakeCase } from "../desired/terraform-attributes.js";
-import { isUnknown, types, type AttributeSchema, type CtyType, type Value } from "./runtime/index.js";
+import { attributeValue, fieldAttribute, HEAD_ATTRIBUTES, snakeCase } from "../desired/terraform-attributes.js";
+import type { TerraformField, TerraformResource } from "../desired/terraform-resources.js";
+import { types, type AttributeSchema, type CtyType, type Value } from "./runtime/index.js";
 
 /**
  * The attributes of a terraform resource made from the fields of a kind's document spec (which are
@@ -8,50 +9,18 @@ import { isUnknown, types, type AttributeSchema, type CtyType, type Value } from
  * terraform type of its wire schema, so the attributes follow the spec and are never listed twice.
  */
 
-/** How terraform treats a field: set by the user always, optionally, or optionally with the service filling it in. */
-export type Presence = "required" | "optional" | "defaulted";
-
-/** One spec field as a terraform attribute. */
-export interface SpecField {
-  /** The field's wire name (`integrationUri`). */
-  readonly field: string;
-  /** Its attribute (`integration_uri`). */
-  readonly attribute: string;
-  /** Its name in the live resource the service answers (the field itself, but for the account service's PascalCase). */
-  readonly liveField: string;
+/** One spec field as a terraform attribute: its facts (src/desired/terraform-resources.ts), its terraform type and description. */
+export interface SpecField extends TerraformField {
   readonly type: CtyType;
-  /** Its wire schema (what `type` is made from, and how a wire value reads as an attribute's). */
-  readonly schema: z.ZodType;
-  /**
-   * `defaulted` fields are optional and computed: left out of the configuration, the service's value
-   * stands and is never drift; `optional` ones left out must be absent (a change back when set
-   * behind terraform's back).
-   */
-  readonly presence: Presence;
   readonly description: string;
 }
 
-export interface SpecFieldOptions {
-  readonly required?: ReadonlyArray<string>;
-  /** Fields the service fills in when they are not set (its server defaults). */
-  readonly defaulted?: ReadonlyArray<string>;
-  /** Array fields whose order does not matter (terraform sets). */
-  readonly sets?: ReadonlyArray<string>;
-  readonly descriptions?: Readonly<Record<string, string>>;
-  /** The service's name of a field the document names otherwise (a contact's `type` is `AlternateContactType`): the attribute is its snake_case, and live has it. */
-  readonly serviceNames?: Readonly<Record<string, string>>;
-}
-
-/** The spec fields of a kind as attributes, in the order of the field record. */
-export function specFields(fields: Readonly<Record<string, z.ZodType>>, options: SpecFieldOptions = {}): SpecField[] {
-  return Object.entries(fields).map(([field, schema]) => ({
-    field,
-    attribute: fieldAttribute(field, options.serviceNames),
-    liveField: options.serviceNames?.[field] ?? field,
-    type: ctyTypeOf(schema, options.sets?.includes(field) ?? false),
-    schema,
-    presence: options.required?.includes(field) ? "required" : options.defaulted?.includes(field) ? "defaulted" : "optional",
-    description: options.descriptions?.[field] ?? `The service's \`${field}\` field.`,
+/** The spec fields of a kind's resource as attributes, in the order of the spec, each described by `descriptions` or as the service's field. */
+export function specFields(resource: TerraformResource, descriptions: Readonly<Record<string, string>> = {}): SpecField[] {
+  return resource.fields.map((field) => ({
+    ...field,
+    type: ctyTypeOf(field.schema, field.asSet),
+    description: descriptions[field.field] ?? `The service's \`${field.field}\` field.`,
   }));
 }
 
@@ -80,59 +49,6 @@ export function ctyTypeOf(schema: z.ZodType, asSet = false): CtyType {
     return types.object(Object.fromEntries(Object.entries(schema.shape as Record<string, z.ZodType>).map(([name, inner]) => [snakeCase(name), ctyTypeOf(inner)])));
   }
   throw new Error(`no terraform type for the wire schema ${schema.constructor.name}`);
-}
-
-/**
- * A terraform value as the wire value of its type: object attributes renamed to their fields
- * (camelCase), null attributes of an object left out, map keys kept; `undefined` when the value or
- * a part of it is unknown (so that the field is left out, "don't care", until it is known). Its
- * inverse is `attributeOfWire`.
- */
-export function toWire(value: Value, type: CtyType): unknown {
-  if (isUnknown(value)) return undefined;
-  if (value === null) return null;
-  switch (type.kind) {
-    case "list":
-    case "set": {
-      const items = (value as ReadonlyArray<Value>).map((item) => toWire(item, type.element));
-      return items.includes(undefined) ? undefined : items;
-    }
-    case "map": {
-      const entries = Object.entries(value as Readonly<Record<string, Value>>).map(([key, item]) => [key, toWire(item, type.element)] as const);
-      return entries.some(([, item]) => item === undefined) ? undefined : Object.fromEntries(entries);
-    }
-    case "object": {
-      const object: Record<string, unknown> = {};
-      for (const [attribute, attributeType] of Object.entries(type.attributes)) {
-        const item = toWire((value as Readonly<Record<string, Value>>)[attribute] ?? null, attributeType);
-        if (item === undefined) return undefined;
-        if (item !== null) object[camelCase(attribute)] = item;
-      }
-      return object;
-    }
-    default:
-      return value;
-  }
-}
-
-/**
- * The spec a document gets from terraform values: each field the value of its attribute, as the
- * wire has it. An unknown attribute is left out ("don't care" until apply knows it); a null one is
- * left out for required and defaulted fields (the service's value stands) and is `null`, "must be
- * absent", for optional ones.
- */
-export function specFromValues(fields: ReadonlyArray<SpecField>, values: Readonly<Record<string, Value>>): Record<string, unknown> {
-  const spec: Record<string, unknown> = {};
-  for (const field of fields) {
-    const value = values[field.attribute] ?? null;
-    if (value === null) {
-      if (field.presence === "optional") spec[field.field] = null;
-      continue;
-    }
-    const wire = toWire(value, field.type);
-    if (wire !== undefined) spec[field.field] = wire;
-  }
-  return spec;
 }
 
 /**

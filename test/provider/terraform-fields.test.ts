@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { INTEGRATION_FIELDS, ROUTE_FIELDS } from "../../src/contract/gateway.js";
-import { UNKNOWN, types } from "../../src/provider/runtime/index.js";
-import { attributeOfPath, attributeOfWire, ctyTypeOf, attributeSchemasOf, specFields, specFromValues, toWire } from "../../src/provider/terraform-fields.js";
+import { specOfAttributes, terraformResourceOf, wireOfAttribute } from "../../src/desired/terraform-resources.js";
+import { isUnknown, UNKNOWN, types } from "../../src/provider/runtime/index.js";
+import { attributeOfPath, attributeOfWire, ctyTypeOf, attributeSchemasOf, specFields } from "../../src/provider/terraform-fields.js";
 
 /** The attributes of a kind's resource come from the contract's field tables; values cross between terraform's form and the wire's. */
 
-const ROUTE = specFields(ROUTE_FIELDS, { required: ["routeKey"], defaulted: ["authorizationType", "apiKeyRequired"], sets: ["authorizationScopes"] });
-const INTEGRATION = specFields(INTEGRATION_FIELDS, { required: ["integrationType"], defaulted: ["connectionType", "timeoutInMillis"] });
+const ROUTE = specFields(terraformResourceOf("Route"));
+const INTEGRATION = specFields(terraformResourceOf("Integration"));
 
 describe("attributes from the contract's fields", () => {
   it("names every route and integration field of the spec by its snake_case, and no other", () => {
@@ -47,17 +48,17 @@ describe("attributes from the contract's fields", () => {
 });
 
 describe("values between terraform and the wire", () => {
-  const tls = types.object({ server_name_to_verify: types.string });
+  const tls = INTEGRATION_FIELDS.tlsConfig;
 
   it.each([
     ["an object's attributes renamed", { server_name_to_verify: "a.example" }, tls, { serverNameToVerify: "a.example" }],
     ["a null attribute of an object left out", { server_name_to_verify: null }, tls, {}],
-    ["map keys kept", { "overwrite:header.x-id": "$context.id" }, types.map(types.string), { "overwrite:header.x-id": "$context.id" }],
-    ["null as null", null, types.string, null],
-    ["unknown as undefined (don't care)", UNKNOWN, types.string, undefined],
-    ["a list with an unknown element as undefined", ["a", UNKNOWN], types.list(types.string), undefined],
-  ])("toWire: %s", (_, value, type, wire) => {
-    expect(toWire(value, type)).toEqual(wire);
+    ["map keys kept", { "overwrite:header.x-id": "$context.id" }, INTEGRATION_FIELDS.requestParameters, { "overwrite:header.x-id": "$context.id" }],
+    ["null as null", null, ROUTE_FIELDS.routeKey, null],
+    ["unknown as undefined (don't care)", UNKNOWN, ROUTE_FIELDS.routeKey, undefined],
+    ["a list with an unknown element as undefined", ["a", UNKNOWN], ROUTE_FIELDS.authorizationScopes, undefined],
+  ])("wireOfAttribute: %s", (_, value, schema, wire) => {
+    expect(wireOfAttribute(value, schema, isUnknown)).toEqual(wire);
   });
 
   it("reads the wire back: an absent field of an object is null", () => {
@@ -69,7 +70,7 @@ describe("values between terraform and the wire", () => {
 
   it("makes a spec of values: unknown left out, null optional 'must be absent', null defaulted and required left out", () => {
     const values = { route_key: "GET /a", target: null, authorization_type: null, authorizer_id: UNKNOWN, authorization_scopes: ["b", "a"] };
-    expect(specFromValues(ROUTE, values)).toEqual({
+    expect(specOfAttributes(ROUTE, values, isUnknown)).toEqual({
       routeKey: "GET /a",
       target: null,
       authorizationScopes: ["b", "a"],

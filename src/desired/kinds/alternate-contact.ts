@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { AlternateContactDocument, AlternateContactSpec } from "../schema.js";
+import { AlternateContactSpec, type AlternateContactDocument } from "../schema.js";
 import { accountOf } from "./account-common.js";
 import type { KindModel } from "./kind-model.js";
 
@@ -22,6 +22,13 @@ export const alternateContactModel: KindModel<AlternateContactDocument> = {
   displayName: (document) => `${accountOf(document)}/${document.spec.type}`,
   readKey: (document) => ({ type: "contact", account: accountOf(document), contactType: document.spec.type }),
   readKeyFields: [{ path: "account", optional: true }, { path: "spec.type" }],
+  terraform: {
+    fields: AlternateContactSpec.shape,
+    required: ["type", "name", "title", "emailAddress", "phoneNumber"],
+    serviceNames: ALTERNATE_CONTACT_SERVICE_NAMES,
+    parent: "account",
+    keyField: "type",
+  },
   deletionIdentity: (document) => ({
     kind: "AlternateContact",
     ...(document.account !== undefined ? { account: document.account } : {}),

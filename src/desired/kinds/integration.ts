@@ -1,6 +1,6 @@
 import { apiRefKey } from "../api-ref.js";
 import type { IntegrationDocument } from "../schema.js";
-import { integrationProtocolIssues } from "../../contract/gateway.js";
+import { INTEGRATION_FIELDS, integrationProtocolIssues } from "../../contract/gateway.js";
 import { commonGatewayProblems, type GatewayRules } from "./gateway-checks.js";
 import { groupBy, problemAt, type ApiKeyOf, type KindModel } from "./kind-model.js";
 
@@ -34,6 +34,14 @@ export const integrationModel: KindModel<IntegrationDocument> = {
   pinned: (document) => document.spec.integrationId !== undefined,
   readKey: (document) => ({ type: "api", ref: document.api }),
   readKeyFields: [{ path: "api" }],
+  terraform: {
+    fields: INTEGRATION_FIELDS,
+    required: ["integrationType"],
+    defaulted: ["connectionType", "timeoutInMillis"],
+    parent: "api",
+    idField: "integrationId",
+    named: true,
+  },
   deletionIdentity: (document) => ({
     kind: "Integration",
     name: document.name,

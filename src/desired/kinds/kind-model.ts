@@ -3,6 +3,7 @@ import type { LoadedDocument } from "../loaded-document.js";
 import type { ReadKey } from "../read-key.js";
 import type { ApiRef, Document } from "../schema.js";
 import type { ProtocolType } from "../../contract/gateway.js";
+import type { TerraformFacts } from "./terraform-facts.js";
 
 /** A field a read key is made of; `optional` when the document may leave it out. */
 export interface ReadKeyField {
@@ -61,6 +62,8 @@ export interface KindModel<D extends Document = Document> {
   readonly undeletable?: string;
   /** The protocol a document declares for its API (checked offline against the API's other documents). */
   declaredProtocol?(document: D, apiKey: ApiKeyOf): { readonly apiKey: string; readonly protocolType: ProtocolType } | undefined;
+  /** What the kind's terraform resource is made of, for kinds converge's provider has a resource of (not the Api, a data source). */
+  readonly terraform?: TerraformFacts;
   /** The documents a document needs with it when `--target` selects it (a route's target integration). */
   dependencies?(document: D, documents: ReadonlyArray<LoadedDocument>): LoadedDocument[];
   /**

@@ -1,4 +1,4 @@
-import type { RegionOptInDocument } from "../schema.js";
+import { RegionOptInDocument } from "../schema.js";
 import { accountOf } from "./account-common.js";
 import type { KindModel } from "./kind-model.js";
 
@@ -12,6 +12,13 @@ export const regionOptInModel: KindModel<RegionOptInDocument> = {
   displayName: (document) => `${accountOf(document)}/${document.spec.region}`,
   readKey: (document) => ({ type: "regions", account: accountOf(document) }),
   readKeyFields: [{ path: "account", optional: true }],
+  terraform: {
+    fields: RegionOptInDocument.shape.spec.shape,
+    required: ["region", "enabled"],
+    serviceNames: REGION_OPT_IN_SERVICE_NAMES,
+    parent: "account",
+    keyField: "region",
+  },
   crossCheck: () => [],
   undeletable: "declare enabled: false to opt out of a Region",
 };

@@ -1,7 +1,7 @@
 import { apiRefKey, isNameKey } from "../api-ref.js";
 import type { LoadedDocument } from "../loaded-document.js";
 import type { IntegrationDocument, RouteDocument } from "../schema.js";
-import { routeProtocolIssues } from "../../contract/gateway.js";
+import { ROUTE_FIELDS, routeProtocolIssues } from "../../contract/gateway.js";
 import { commonGatewayProblems, type GatewayRules } from "./gateway-checks.js";
 import { groupBy, problemAt, type DocumentIndex, type KindModel } from "./kind-model.js";
 
@@ -23,6 +23,14 @@ export const routeModel: KindModel<RouteDocument> = {
   pinned: (document) => document.spec.routeId !== undefined,
   readKey: (document) => ({ type: "api", ref: document.api }),
   readKeyFields: [{ path: "api" }],
+  terraform: {
+    fields: ROUTE_FIELDS,
+    required: ["routeKey"],
+    defaulted: ["authorizationType", "apiKeyRequired"],
+    sets: ["authorizationScopes"],
+    parent: "api",
+    idField: "routeId",
+  },
   deletionIdentity: (document) => ({
     kind: "Route",
     api: document.api,

@@ -1,27 +1,27 @@
 import { SELF, type AccountKey } from "../../desired/read-key.js";
-import type { Kind } from "../../desired/schema.js";
-import { resourceTypeOf } from "../../desired/terraform-attributes.js";
+import { documentOfAttributes, type TerraformResource } from "../../desired/terraform-resources.js";
 import type { LiveState } from "../../reconcile/model.js";
 import type { KindBinding, Values } from "../kind-resource.js";
-import { types, type AttributeSchema, type Schema } from "../runtime/index.js";
-import { attributeOfPath, attributeSchemasOf, specFromValues, type SpecField } from "../terraform-fields.js";
+import { isUnknown, types, type AttributeSchema, type Schema } from "../runtime/index.js";
+import { attributeOfPath, attributeSchemasOf, type SpecField } from "../terraform-fields.js";
 import { parseImportId } from "./import-id.js";
 
 /** What a resource of an account's setting says of itself; `accountChild` makes the ID, import and account plumbing from it. */
 export interface AccountChildOptions<Live> {
-  /** The kind; the resource's type is its snake_case (`converge_alternate_contact`, resourceTypeOf). */
-  readonly kind: Kind;
+  /**
+   * The kind's resource (src/desired/terraform-resources.ts): its type, and the attribute that names
+   * the setting within its account (`region_name`): with `account_id` the resource's identity, and
+   * changing it replaces the resource.
+   */
+  readonly resource: TerraformResource;
   /** The resource's description. */
   readonly description: string;
   /** `account_id`'s description. */
   readonly accountDescription: string;
+  /** The resource's spec fields (resource.fields, typed and described). */
   readonly fields: ReadonlyArray<SpecField>;
-  /**
-   * The attribute that names the setting within its account (`region_name`): with `account_id` the
-   * resource's identity, and changing it replaces the resource; and its name as the import ID's
-   * last part (`REGION_NAME` in `ACCOUNT_ID/REGION_NAME`).
-   */
-  readonly key: { readonly attribute: string; readonly importName: string };
+  /** The key attribute's name as the import ID's last part (`REGION_NAME` in `ACCOUNT_ID/REGION_NAME`). */
+  readonly keyImportName: string;
   /** Computed attributes of the live setting, after `account_id` (a Region's status). @default none */
   readonly computed?: Readonly<Record<string, AttributeSchema>>;
   /** The values of the `computed` attributes for a live setting. */
@@ -43,8 +43,9 @@ export type AccountChildBinding<Live> = Pick<
  * caller's. Its requests send no spec attribute the configuration leaves out (nothing is defaulted).
  */
 export function accountChild<Live>(options: AccountChildOptions<Live>): AccountChildBinding<Live> {
-  const { fields, key: { attribute: keyAttribute, importName } } = options;
-  const typeName = resourceTypeOf(options.kind);
+  const { resource, fields, keyImportName: importName } = options;
+  const { kind, typeName, keyAttribute } = resource;
+  if (keyAttribute === undefined) throw new Error(`${typeName}: the resource of an account's setting needs its key attribute (keyField)`);
   const schema: Schema = {
     description: options.description,
     attributes: {
@@ -54,21 +55,15 @@ export function accountChild<Live>(options: AccountChildOptions<Live>): AccountC
       ...Object.fromEntries(Object.entries(attributeSchemasOf(fields)).map(([name, attribute]) => [name, name === keyAttribute ? { ...attribute, requiresReplace: true } : attribute])),
     },
   };
-  const keyField = fields.find((field) => field.attribute === keyAttribute)?.field;
-  if (keyField === undefined) throw new Error(`${typeName}: the key attribute ${keyAttribute} is not one of the spec's attributes`);
+  const keyField = resource.keyField!;
   const liveOf = (values: Values, live: LiveState) => options.find(typeof values.account_id === "string" ? values.account_id : SELF, values, live);
   return {
-    kind: options.kind,
+    kind,
     typeName,
     schema,
     fields,
     identityAttributes: ["account_id", keyAttribute],
-    document: (values, { ensure }) => ({
-      kind: options.kind,
-      ...(typeof values.account_id === "string" ? { account: values.account_id } : {}),
-      ...(ensure ? { ensure } : {}),
-      spec: specFromValues(fields, values),
-    }),
+    document: (values, { ensure }) => documentOfAttributes(resource, values, { ...(ensure ? { ensure } : {}), isUnknown }),
     attributeOf: (path) => attributeOfPath(fields, path),
     liveOf,
     matched: (_action, values, live) => liveOf(values, live),

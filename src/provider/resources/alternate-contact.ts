@@ -1,31 +1,29 @@
-import { ALTERNATE_CONTACT_SERVICE_NAMES } from "../../desired/kinds/alternate-contact.js";
-import { AlternateContactSpec } from "../../desired/schema.js";
+import { terraformResourceOf } from "../../desired/terraform-resources.js";
 import type { AlternateContact } from "../../contract/account.js";
-import { kindResource } from "../kind-resource.js";
+import { kindResource, type KindBinding } from "../kind-resource.js";
 import { liveValuesOf, specFields } from "../terraform-fields.js";
 import { accountChild } from "./account-child.js";
 
 /** A contact's fields as attributes, named after the service's fields (the document calls AlternateContactType `type`). */
-const FIELDS = specFields(AlternateContactSpec.shape, {
-  required: ["type", "name", "title", "emailAddress", "phoneNumber"],
-  serviceNames: ALTERNATE_CONTACT_SERVICE_NAMES,
-  descriptions: {
-    type: "BILLING, OPERATIONS or SECURITY (upper case); changing it replaces the contact.",
-    emailAddress: "The contact's email address (surrounding spaces are not a change).",
-    phoneNumber: "Digits, spaces, parentheses, + and -.",
-  },
+const FIELDS = specFields(terraformResourceOf("AlternateContact"), {
+  type: "BILLING, OPERATIONS or SECURITY (upper case); changing it replaces the contact.",
+  emailAddress: "The contact's email address (surrounding spaces are not a change).",
+  phoneNumber: "Digits, spaces, parentheses, + and -.",
 });
 
-/** `converge_alternate_contact`: converge's AlternateContact kind in terraform. */
-export const alternateContactResource = kindResource<AlternateContact>({
+/** `converge_alternate_contact`: converge's AlternateContact kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is). */
+export const alternateContactBinding: KindBinding<AlternateContact> = {
   ...accountChild<AlternateContact>({
-    kind: "AlternateContact",
+    resource: terraformResourceOf("AlternateContact"),
     description: "An alternate contact of an account (converge's `AlternateContact` kind).",
     accountDescription: "The account (12 digits), managed through the organization; the caller's own account when left out. Changing it replaces the contact.",
     fields: FIELDS,
-    key: { attribute: "alternate_contact_type", importName: "TYPE" },
+    keyImportName: "TYPE",
     find: (account, values, live) => live.contacts[`${account}/${String(values.alternate_contact_type)}`] ?? undefined,
   }),
   liveValues: (contact) => liveValuesOf(FIELDS, contact),
   describe: (contact) => `${contact.AlternateContactType} contact`,
-});
+};
+
+/** `converge_alternate_contact`: the resource: the shared flow of kind-resource.ts over alternateContactBinding. */
+export const alternateContactResource = kindResource<AlternateContact>(alternateContactBinding);

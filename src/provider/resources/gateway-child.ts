@@ -1,9 +1,8 @@
-import type { Kind } from "../../desired/schema.js";
-import { fieldAttribute, resourceTypeOf } from "../../desired/terraform-attributes.js";
+import { documentOfAttributes, type TerraformResource } from "../../desired/terraform-resources.js";
 import type { LiveApi, LiveState } from "../../reconcile/model.js";
 import type { KindBinding, Values } from "../kind-resource.js";
-import { types, type Schema } from "../runtime/index.js";
-import { attributeOfPath, attributeSchemasOf, specFromValues, type SpecField } from "../terraform-fields.js";
+import { isUnknown, types, type Schema } from "../runtime/index.js";
+import { attributeOfPath, attributeSchemasOf, type SpecField } from "../terraform-fields.js";
 import { parseImportId } from "./import-id.js";
 
 /** A child of an API as the service lists it (a route, an integration): whether the service manages it. */
@@ -13,13 +12,15 @@ export interface LiveGatewayChild {
 
 /** What a resource of an API's child says of itself; `gatewayChild` makes the ID, import and API plumbing from it. */
 export interface GatewayChildOptions<Live extends LiveGatewayChild> {
-  /** The kind; the resource's type is its snake_case (`converge_route`, resourceTypeOf). */
-  readonly kind: Kind;
+  /**
+   * The kind's resource (src/desired/terraform-resources.ts): its type, and the spec's pin of the
+   * child's ID (`routeId`), whose attribute (`route_id`) holds the ID and ends the import ID (`API_ID/ROUTE_ID`).
+   */
+  readonly resource: TerraformResource;
+  /** The resource's spec fields (resource.fields, typed and described). */
   readonly fields: ReadonlyArray<SpecField>;
-  /** The spec's pin of the child's ID (`routeId`): its attribute (`route_id`) holds the ID, and the import ID ends with it (`API_ID/ROUTE_ID`). */
-  readonly idField: string;
-  /** Document fields besides kind and api (an integration's logical name). */
-  readonly head?: Readonly<Record<string, unknown>>;
+  /** The document's logical name, for a kind that needs one (an integration). */
+  readonly name?: string;
   /** What the ID attribute's description adds to "The service's ID of the route." (what refers to it). @default nothing */
   readonly idNote?: string;
   /** `api_gateway_managed`'s description: what converge does and never does with a child the service manages. */
@@ -46,9 +47,9 @@ export function apiOf(values: Values, live: LiveState): LiveApi | undefined {
  * (computed), then the spec's; the document names its API and pins the child by the ID the state holds.
  */
 export function gatewayChild<Live extends LiveGatewayChild>(options: GatewayChildOptions<Live>): GatewayChildBinding<Live> {
-  const { kind, fields, idField } = options;
-  const typeName = resourceTypeOf(kind);
-  const idAttribute = fieldAttribute(idField);
+  const { resource, fields } = options;
+  const { kind, typeName, idField, idAttribute } = resource;
+  if (idField === undefined || idAttribute === undefined) throw new Error(`${typeName}: the resource of an API's child needs the pin of its ID (idField)`);
   // the kind's name in prose ("route"), as the descriptions of every child kind say it
   const noun = kind.toLowerCase();
   const schema: Schema = {
@@ -66,18 +67,12 @@ export function gatewayChild<Live extends LiveGatewayChild>(options: GatewayChil
     return api === undefined ? undefined : options.children(api).find((child) => options.idOf(child) === id);
   };
   return {
-    kind: options.kind,
+    kind,
     typeName,
     schema,
     fields,
     identityAttributes: ["api_id"],
-    document: (values, { pin, ensure }) => ({
-      kind: options.kind,
-      ...options.head,
-      ...(typeof values.api_id === "string" ? { api: values.api_id } : {}),
-      ...(ensure ? { ensure } : {}),
-      spec: { ...specFromValues(fields, values), ...(typeof pin?.[idAttribute] === "string" ? { [idField]: pin[idAttribute] } : {}) },
-    }),
+    document: (values, { pin, ensure }) => documentOfAttributes(resource, values, { pin, ...(ensure ? { ensure } : {}), ...(options.name !== undefined ? { name: options.name } : {}), isUnknown }),
     attributeOf: (path) => attributeOfPath(fields, path, [idField]),
     liveOf: (state, live) => childOf(state, live, state[idAttribute]),
     state: (live, specValues, held) => ({

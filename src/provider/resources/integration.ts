@@ -2,8 +2,9 @@ import type { Document } from "../../desired/schema.js";
 import { isIntegrationRequest } from "../../reconcile/kinds/integration.js";
 import { integrationIds, matchesNaturalKey } from "../../reconcile/kinds/integration-identity.js";
 import type { LiveApi, LiveState } from "../../reconcile/model.js";
-import { INTEGRATION_FIELDS, type Integration } from "../../contract/gateway.js";
-import { kindResource, type Values } from "../kind-resource.js";
+import type { Integration } from "../../contract/gateway.js";
+import { terraformResourceOf } from "../../desired/terraform-resources.js";
+import { kindResource, type KindBinding, type Values } from "../kind-resource.js";
 import { liveValuesOf, specFields } from "../terraform-fields.js";
 import { apiOf, gatewayChild } from "./gateway-child.js";
 import { isNaturalImportId, oneMatch, parseNaturalImportId } from "./natural-import-id.js";
@@ -11,16 +12,12 @@ import { NATURAL_KEY_FIELDS } from "../../desired/kinds/integration.js";
 import { fieldAttribute, naturalImportId } from "../../desired/terraform-attributes.js";
 
 /** An integration's spec fields as attributes: every integration field of the service, the two it fills in computed too. */
-const FIELDS = specFields(INTEGRATION_FIELDS, {
-  required: ["integrationType"],
-  defaulted: ["connectionType", "timeoutInMillis"],
-  descriptions: {
+const FIELDS = specFields(terraformResourceOf("Integration"), {
     integrationType: "CLOUD, HTTP, MOCK, HTTP_PROXY or CLOUD_PROXY. Updated in place.",
     integrationUri: "The backend: a URL for HTTP types, a function ARN for CLOUD types.",
     payloadFormatVersion: "Required on an HTTP API (`1.0` or `2.0`).",
     timeoutInMillis: "50 to 30000 on an HTTP API, 50 to 29000 on a WebSocket API; the service's default (30000, 29000) when left out.",
     connectionType: "INTERNET or VPC_LINK; the service's INTERNET when left out.",
-  },
 });
 
 /** The logical name the resource's document has: one document per apply, so one name does. */
@@ -39,13 +36,12 @@ function integrationOf(values: Values, live: LiveState, integrationId: unknown):
   return apiOf(values, live)?.integrations.find((integration) => integration.integrationId === integrationId);
 }
 
-/** `converge_integration`: converge's Integration kind in terraform. */
-export const integrationResource = kindResource<Integration>({
+/** `converge_integration`: converge's Integration kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is). */
+export const integrationBinding: KindBinding<Integration> = {
   ...gatewayChild<Integration>({
-    kind: "Integration",
+    resource: terraformResourceOf("Integration"),
     fields: FIELDS,
-    idField: "integrationId",
-    head: { name: NAME },
+    name: NAME,
     idNote: "(routes target `integrations/<integration_id>`)",
     managedDescription: "Whether the service manages the integration (an API's quick-created one): converge updates it but never deletes it.",
     children: (api) => api.integrations,
@@ -110,4 +106,7 @@ export const integrationResource = kindResource<Integration>({
     ...live,
     apis: Object.fromEntries(Object.entries(live.apis).map(([apiId, api]) => [apiId, { ...api, routes: [] }])),
   }),
-});
+};
+
+/** `converge_integration`: the resource: the shared flow of kind-resource.ts over integrationBinding. */
+export const integrationResource = kindResource<Integration>(integrationBinding);

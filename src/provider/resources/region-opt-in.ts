@@ -1,19 +1,14 @@
-import { REGION_OPT_IN_SERVICE_NAMES } from "../../desired/kinds/region-opt-in.js";
-import { RegionOptInDocument } from "../../desired/schema.js";
+import { terraformResourceOf } from "../../desired/terraform-resources.js";
 import type { Region } from "../../contract/account.js";
-import { kindResource } from "../kind-resource.js";
+import { kindResource, type KindBinding } from "../kind-resource.js";
 import { types } from "../runtime/index.js";
 import { specFields } from "../terraform-fields.js";
 import { accountChild } from "./account-child.js";
 
 /** The opt-in's fields as attributes: the Region (by the service's name, RegionName) and whether it is enabled. */
-const FIELDS = specFields(RegionOptInDocument.shape.spec.shape, {
-  required: ["region", "enabled"],
-  serviceNames: REGION_OPT_IN_SERVICE_NAMES,
-  descriptions: {
-    region: "The Region (e.g. `ap-east-1`); changing it replaces the resource.",
-    enabled: "Whether the Region is enabled for the account. Applying waits until it is ENABLED or DISABLED.",
-  },
+const FIELDS = specFields(terraformResourceOf("RegionOptIn"), {
+  region: "The Region (e.g. `ap-east-1`); changing it replaces the resource.",
+  enabled: "Whether the Region is enabled for the account. Applying waits until it is ENABLED or DISABLED.",
 });
 
 const ENABLED_LIKE: ReadonlySet<string> = new Set(["ENABLED", "ENABLING", "ENABLED_BY_DEFAULT"]);
@@ -24,10 +19,10 @@ interface LiveRegion {
   readonly status: Region["RegionOptStatus"];
 }
 
-/** `converge_region_opt_in`: converge's RegionOptIn kind in terraform. */
-export const regionOptInResource = kindResource<LiveRegion>({
+/** `converge_region_opt_in`: converge's RegionOptIn kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is). */
+export const regionOptInBinding: KindBinding<LiveRegion> = {
   ...accountChild<LiveRegion>({
-    kind: "RegionOptIn",
+    resource: terraformResourceOf("RegionOptIn"),
     description: "Whether an opt-in Region is enabled for an account (converge's `RegionOptIn` kind). Destroying it leaves the Region as it is.",
     accountDescription: "The account (12 digits); the caller's own when left out. Changing it replaces the resource.",
     computed: {
@@ -35,7 +30,7 @@ export const regionOptInResource = kindResource<LiveRegion>({
     },
     computedValues: (region) => ({ opt_status: region.status }),
     fields: FIELDS,
-    key: { attribute: "region_name", importName: "REGION_NAME" },
+    keyImportName: "REGION_NAME",
     find(account, values, live) {
       const region = String(values.region_name);
       const status = live.regions[account]?.[region];
@@ -47,4 +42,7 @@ export const regionOptInResource = kindResource<LiveRegion>({
   /** The engine's change of an opt-in is the Region's status: its enabled attribute. */
   changedFields: (action) => (action.changes.length > 0 ? ["enabled"] : []),
   describe: (region) => `Region ${region.region} (${region.status})`,
-});
+};
+
+/** `converge_region_opt_in`: the resource: the shared flow of kind-resource.ts over regionOptInBinding. */
+export const regionOptInResource = kindResource<LiveRegion>(regionOptInBinding);

@@ -1,36 +1,31 @@
 import { isRouteRequest } from "../../reconcile/kinds/route.js";
-import { ROUTE_FIELDS, type Route } from "../../contract/gateway.js";
-import { kindResource } from "../kind-resource.js";
+import type { Route } from "../../contract/gateway.js";
+import { terraformResourceOf } from "../../desired/terraform-resources.js";
+import { kindResource, type KindBinding } from "../kind-resource.js";
 import { liveValuesOf, specFields } from "../terraform-fields.js";
 import { naturalImportId } from "../../desired/terraform-attributes.js";
 import { apiOf, gatewayChild } from "./gateway-child.js";
 import { isNaturalImportId, oneMatch, parseNaturalImportId } from "./natural-import-id.js";
 
 /** A route's spec fields as attributes: the service's route fields, scopes as a set, the two it fills in computed too. */
-const FIELDS = specFields(ROUTE_FIELDS, {
-  required: ["routeKey"],
-  defaulted: ["authorizationType", "apiKeyRequired"],
-  sets: ["authorizationScopes"],
-  descriptions: {
+const FIELDS = specFields(terraformResourceOf("Route"), {
     routeKey: 'The route key: `$default` or `"METHOD /path"` on an HTTP API, any expression value on a WebSocket API. Updated in place (never for a route the service manages).',
     target: 'Where the route sends requests: `"integrations/${converge_integration.NAME.integration_id}"`.',
     authorizationType: "NONE, JWT, CLOUD_IAM or CUSTOM (HTTP APIs); NONE, CLOUD_IAM or CUSTOM (WebSocket APIs). The service's NONE when left out.",
     authorizationScopes: "Scopes a JWT must claim one of (compared as a set).",
     apiKeyRequired: "WebSocket APIs only. The service's false when left out.",
-  },
 });
 
 const ROUTE = gatewayChild<Route>({
-  kind: "Route",
+  resource: terraformResourceOf("Route"),
   fields: FIELDS,
-  idField: "routeId",
   managedDescription: "Whether the service manages the route (an API's quick-created `$default` route): converge never deletes it nor changes its route key.",
   children: (api) => api.routes,
   idOf: (route) => route.routeId,
 });
 
-/** `converge_route`: converge's Route kind in terraform. */
-export const routeResource = kindResource<Route>({
+/** `converge_route`: converge's Route kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is). */
+export const routeBinding: KindBinding<Route> = {
   ...ROUTE,
   matched(_action, values, live) {
     if (typeof values.route_id === "string") return ROUTE.liveOf(values, live);
@@ -59,4 +54,7 @@ export const routeResource = kindResource<Route>({
     if (request.op === "updateRoute") return request.patch;
     return {};
   },
-});
+};
+
+/** `converge_route`: the resource: the shared flow of kind-resource.ts over routeBinding. */
+export const routeResource = kindResource<Route>(routeBinding);
