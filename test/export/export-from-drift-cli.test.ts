@@ -139,6 +139,21 @@ describe("converge export --from-drift", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
     expect(existsSync(join(work, "empty"))).toBe(false);
   });
 
+  it("skips the findings an ignore rule accepts, saying so, unless --include-ignored", async () => {
+    const report = readReport("r.json");
+    const ignoredBy = { file: "drift-ignore.yaml", line: 1, reason: "made by the on-call runbook" };
+    const ignored = { ...report, resources: report.resources.map((resource) => (resource.outcome === "unmanaged" ? { ...resource, ignoredBy } : resource)) };
+    writeFileSync(join(work, "ignored.json"), JSON.stringify(ignored));
+    const skipped = await converge(["export", "--from-drift", "ignored.json", "-o", "ignored"]);
+    expect(skipped.code, skipped.stderr).toBe(0);
+    expect(skipped.stderr).toBe("note: skipped 3 unmanaged resources an ignore rule accepts (--include-ignored exports them too)\n"
+      + "nothing to export: ignored.json lists no unmanaged resource left to export\n");
+    expect(existsSync(join(work, "ignored"))).toBe(false);
+    const included = await converge(["export", "--from-drift", "ignored.json", "--include-ignored"]);
+    expect(included.code, included.stderr).toBe(0);
+    expect(included.stdout).toContain("routeKey: POST /orders");
+  });
+
   it("rejects a file that is not a drift report, naming it", async () => {
     writeFileSync(join(work, "plan.json"), JSON.stringify({ formatVersion: 1, actions: [] }));
     const exported = await converge(["export", "--from-drift", "plan.json"]);

@@ -36,7 +36,8 @@ const SCHEMA_FILE = "converge.schema.json";
  * `converge export`: reads the live state of the APIs and accounts named and writes it as
  * desired-state documents that plan to no changes against that live state. With `-o DIR`, one file
  * per API and per account plus the JSON Schema the files' modeline points at; else one YAML stream
- * on stdout. Exit 0, or 1 when something could not be read.
+ * on stdout. With `--from-drift REPORT.json`, exactly the report's unmanaged resources instead
+ * (exportFromDrift). Exit 0, or 1 when something could not be read.
  */
 export async function exportCommand(flags: ExportFlags): Promise<number> {
   const format = exportFormatOf(flags);
@@ -148,7 +149,7 @@ export function exportScopeOf(flags: Pick<ExportFlags, "api" | "account">): Expo
       .filter((id) => id !== SELF && !ACCOUNT_ID_PATTERN.test(id))
       .map((id) => `--account ${JSON.stringify(id)} is not valid: expected 12 digits, or self for the caller's own account`),
   ];
-  if (apis.length === 0 && accounts.length === 0) problems.push("nothing to export: pass --api ID and/or --account ID|self (each repeatable)");
+  if (apis.length === 0 && accounts.length === 0) problems.push("nothing to export: pass --api ID and/or --account ID|self (each repeatable), or --from-drift REPORT.json");
   if (problems.length > 0) throw new CliError(problems.join("\n"));
   return { apis, accounts };
 }
