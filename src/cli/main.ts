@@ -146,9 +146,11 @@ withOutputOptions(program
 
 withConnectionOptions(program
   .command("export")
-  .description("write the live state of APIs and accounts as desired-state files (a plan of them shows no changes)")
+  .description("write the live state of APIs and accounts, or what a drift report found unmanaged, as desired-state files (a plan of them shows no changes)")
   .option("--api <apiId>", "an API to export: its routes and integrations (repeatable)", repeatable, [])
   .option("--account <id|self>", "an account to export: its alternate contacts and opt-in Regions (repeatable; self = the caller's own)", repeatable, [])
+  .option("--from-drift <report.json>", "export exactly the unmanaged resources of a JSON drift report (with --api/--account: only those in them)")
+  .option("--include-ignored", "with --from-drift: also the unmanaged resources an ignore rule accepts")
   .option("-o, --out <dir>", "write one file per API and account into this directory (default: one YAML stream on stdout)")
   .option("--format <format>", "yaml: desired-state documents; terraform: .tf files for converge's provider, each resource with its import block (needs -o)", "yaml")
   .option("--parallelism <n>", "reads in flight at once", integerIn(1, 256, "a number"), 16))

@@ -46,6 +46,8 @@ export function integrationServerDefaults(protocol: ProtocolType | undefined): R
   return { connectionType: "INTERNET", ...(protocol ? { timeoutInMillis: TIMEOUT_RANGE_BY_PROTOCOL[protocol].default } : {}) };
 }
 
+/** An API's ID as the service gives it: 10 lower-case letters or digits (e.g. `a1b2c3d4e5`). */
+export const API_ID_PATTERN = /^[a-z0-9]{10}$/;
 export const HTTP_ROUTE_KEY_PATTERN = /^(?:\$default|(?:ANY|GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) \/\S*)$/;
 /** WebSocket integration requestParameters values: `method.request.{querystring|path|header}.{name}` or a static `'value'`. */
 export const WEBSOCKET_PARAMETER_VALUE_PATTERN = /^(?:method\.request\.(?:querystring|path|header)\.[^\s.]+|'[^]*')$/;

@@ -30,6 +30,18 @@ export interface ExportedFile {
    * to readers, never declared, so converge leaves them alone. Empty when there are none.
    */
   readonly commented: { readonly note: ReadonlyArray<string>; readonly documents: ReadonlyArray<ExportedDocument> };
+  /**
+   * Documents the file's resources refer to without declaring them (`converge export --from-drift`
+   * of routes in an API another `Api` document owns: that API's document): terraform writes the
+   * data source the resources take `api_id` from; YAML writes nothing of them. Absent: none.
+   */
+  readonly referenced?: ReadonlyArray<ExportedDocument> | undefined;
+}
+
+/** How one API is exported. */
+export interface ExportApiOptions {
+  /** Logical names the derived integration names must not take (those other documents of the API declare). @default none */
+  readonly reservedNames?: ReadonlySet<string>;
 }
 
 export interface ExportResult {
@@ -74,8 +86,8 @@ export function exportLiveState(live: LiveState, scope: ExportScope): ExportResu
  * its routes, whose targets name the exported integration they point at). Service-managed routes
  * and integrations become comments.
  */
-export function exportApi(api: ExportableApi): ExportedFile {
-  const names = integrationNames(api.integrations);
+export function exportApi(api: ExportableApi, options: ExportApiOptions = {}): ExportedFile {
+  const names = integrationNames(api.integrations, options.reservedNames);
   const parts = exportingEngines().flatMap((engine) => {
     const part = engine.exportApi?.(api, names);
     return part ? [{ noun: engine.model.kind.toLowerCase(), documents: part.documents, commented: part.commented }] : [];
@@ -120,7 +132,8 @@ export function exportAccount(
   return exportAccountFrom(account, live);
 }
 
-function exportAccountFrom(account: AccountKey, live: LiveState): ExportedFile {
+/** One account's file (exportAccount) from live state that holds the account's reads. */
+export function exportAccountFrom(account: AccountKey, live: LiveState): ExportedFile {
   const parts = exportingEngines().flatMap((engine) => (engine.exportAccount ? [engine.exportAccount(account, live)] : []));
   return {
     name: `account-${account}.yaml`,
@@ -136,11 +149,11 @@ function exportAccountFrom(account: AccountKey, live: LiveState): ExportedFile {
 /**
  * A logical name per integration, derived from its URI (host and path, or the last segment of an
  * ARN-like URI), else its type; made unique in listing (creation) order with `-2`, `-3`, … so that
- * the same live state always gives the same names.
+ * the same live state always gives the same names. A `reserved` name is never given (it counts as taken).
  */
-export function integrationNames(integrations: ReadonlyArray<Integration>): Map<string, string> {
+export function integrationNames(integrations: ReadonlyArray<Integration>, reserved: ReadonlySet<string> = new Set()): Map<string, string> {
   const names = new Map<string, string>();
-  const taken = new Set<string>();
+  const taken = new Set<string>(reserved);
   for (const integration of integrations) {
     const base = baseName(integration);
     let name = base;

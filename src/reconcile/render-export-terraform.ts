@@ -70,7 +70,8 @@ function providerBody(): HclBodyItem[] {
 }
 
 function fileBody(file: ExportedFile, live: LiveState, labels: Labels): HclBodyItem[] {
-  const apiDocument = file.documents.find((document) => terraformOf(document) !== undefined && "dataSource" in terraformOf(document)!);
+  const apiDocument = [...file.documents, ...(file.referenced ?? [])]
+    .find((document) => terraformOf(document) !== undefined && "dataSource" in terraformOf(document)!);
   const header = [
     file.header[0] ?? "",
     "As terraform configuration for converge's provider: each resource is followed by the import block that",

@@ -215,7 +215,7 @@ describe("exportScopeOf (the flags of converge export)", () => {
   });
 
   it.each([
-    { case: "nothing to export", flags: { api: [], account: [] }, messages: ["nothing to export: pass --api ID and/or --account ID|self (each repeatable)"] },
+    { case: "nothing to export", flags: { api: [], account: [] }, messages: ["nothing to export: pass --api ID and/or --account ID|self (each repeatable), or --from-drift REPORT.json"] },
     { case: "an API name instead of an ID", flags: { api: ["orders"], account: [] }, messages: ['--api "orders" is not valid: expected an apiId (10 lower-case letters or digits, e.g. a1b2c3d4e5)'] },
     { case: "every malformed ID at once", flags: { api: ["A1B2C3D4E5"], account: ["SELF", "1234"] }, messages: ['--api "A1B2C3D4E5"', '--account "SELF" is not valid', '--account "1234" is not valid'] },
   ])("rejects $case", ({ flags, messages }) => {

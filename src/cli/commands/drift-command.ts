@@ -1,15 +1,15 @@
-import { appendFile, readFile, writeFile } from "node:fs/promises";
+import { appendFile, writeFile } from "node:fs/promises";
 import { extname } from "node:path";
 import { detectDrift } from "../../reconcile/drift.js";
 import { shardBucketOf } from "../../reconcile/drift-shards.js";
-import { driftExitCode, mergeDriftReports, parseDriftReport, type DriftReport, type ShardSpec } from "../../reconcile/drift-report.js";
+import { driftExitCode, mergeDriftReports, type DriftReport, type ShardSpec } from "../../reconcile/drift-report.js";
 import { renderDriftAsJUnit, renderDriftAsMarkdown, renderDriftAsText } from "../../reconcile/render-drift.js";
 import { renderDriftAsHtml } from "../../reconcile/render-drift-html.js";
 import { CliError } from "../cli-error.js";
 import { connect, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
 import { loadDriftInput } from "../state-input.js";
 import type { UnmanagedScope } from "../../reconcile/drift-estate.js";
-import { parseJsonFile } from "../json-file.js";
+import { readDriftReportFile } from "../drift-report-file.js";
 import { ProgressLine } from "../progress-line.js";
 
 export interface DriftOutputFlags extends OutputFlags {
@@ -63,16 +63,7 @@ export async function driftCommand(flags: DriftFlags, env: NodeJS.ProcessEnv = p
 /** `converge drift merge REPORT.json…`: the shards' reports as one, with the exit code of the merged result. */
 export async function driftMergeCommand(files: ReadonlyArray<string>, flags: DriftMergeFlags, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const reportFiles = flags.report.map(reportFormatOf);
-  const inputs = await Promise.all(files.map(async (file) => {
-    let json: unknown;
-    try {
-      json = parseJsonFile(await readFile(file, "utf8"), file);
-    } catch (error) {
-      if (error instanceof CliError) throw error;
-      throw new CliError(`cannot read drift report ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    }
-    return { report: parseDriftReport(json, file), file };
-  }));
+  const inputs = await Promise.all(files.map(async (file) => ({ report: await readDriftReportFile(file), file })));
   const merged = mergeDriftReports(inputs);
   await publish(merged, flags, reportFiles, env);
   return driftExitCode(merged);

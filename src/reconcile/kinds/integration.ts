@@ -113,7 +113,7 @@ export const integrationEngine = {
     .filter((live) => !context.isClaimed("integrations", api.apiId, live.integrationId))
     .map((live) => ({
       kind: "Integration", address: integrationAddress(api.apiId, live.integrationId), name: live.integrationId,
-      identity: `${api.apiId}/${live.integrationId}`, source,
+      identity: unclaimedIdentity(api.apiId, live), source,
       type: "delete", phase: PHASE.integrationDeletes, changes: [], reason,
       request: { op: "deleteIntegration", apiId: api.apiId, integrationId: live.integrationId },
     })),
@@ -155,7 +155,19 @@ export const integrationEngine = {
     importId: (document) => `${String((document as IntegrationInput).api)}/${String((document as IntegrationInput).spec.integrationId)}`,
     referenceName: (document) => (document as IntegrationInput).name,
   },
+  unmanagedChildren: {
+    identities: (api) => api.integrations.map((integration) => unclaimedIdentity(api.apiId, integration)),
+    keep: (api, identities) => ({
+      ...api,
+      integrations: api.integrations.filter((integration) => identities.has(unclaimedIdentity(api.apiId, integration))),
+    }),
+  },
 } satisfies KindEngine<IntegrationDocument, IntegrationRequest>;
+
+/** A live integration's identity when no document declares it (it has no logical name): `API_ID/INTEGRATION_ID`. */
+function unclaimedIdentity(apiId: string, integration: Integration): string {
+  return `${apiId}/${integration.integrationId}`;
+}
 
 /**
  * The live integration a document declares: its pinned one, else the one its natural key matches

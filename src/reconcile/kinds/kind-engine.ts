@@ -213,6 +213,20 @@ export interface KindWithExport {
   readonly flowPaths?: ReadonlyArray<ReadonlyArray<string>>;
   /** How `converge export --format terraform` writes its documents (src/reconcile/render-export-terraform.ts). */
   readonly terraformExport?: TerraformExport;
+  /** How `converge export --from-drift` keeps, of a child of an API, only the items a drift report lists as unmanaged. */
+  readonly unmanagedChildren?: UnmanagedChildren;
+}
+
+/**
+ * A child of an API (routes, integrations) as a drift report names its live items that no document
+ * declares (the identities of its `unclaimed`), so that `converge export --from-drift`
+ * (src/reconcile/export-from-drift.ts) writes those items and no other.
+ */
+export interface UnmanagedChildren {
+  /** The unmanaged identity of each of the API's live items of this kind, in listing order. */
+  identities(api: LiveApi): string[];
+  /** The API with only those of its items of this kind whose unmanaged identity is in `identities`; other kinds' items as they are. */
+  keep(api: ExportableApi, identities: ReadonlySet<string>): ExportableApi;
 }
 
 /**

@@ -108,7 +108,7 @@ export const routeEngine = {
     serviceManaged: route.apiGatewayManaged === true,
   }))),
   unclaimed: (api, context, { source, reason }) => api.routes.filter((route) => !context.isClaimed("routes", api.apiId, route.routeId)).map((route) => ({
-    kind: "Route", address: routeAddress(api.apiId, route.routeKey), name: route.routeKey, identity: `${api.apiId}/${route.routeKey}`, source,
+    kind: "Route", address: routeAddress(api.apiId, route.routeKey), name: route.routeKey, identity: unclaimedIdentity(api.apiId, route), source,
     type: "delete", phase: PHASE.routeDeletes, changes: [], reason, request: { op: "deleteRoute", apiId: api.apiId, routeId: route.routeId },
   })),
 
@@ -139,7 +139,16 @@ export const routeEngine = {
     },
   },
   flowPaths: [["spec", "target"]],
+  unmanagedChildren: {
+    identities: (api) => api.routes.map((route) => unclaimedIdentity(api.apiId, route)),
+    keep: (api, identities) => ({ ...api, routes: api.routes.filter((route) => identities.has(unclaimedIdentity(api.apiId, route))) }),
+  },
 } satisfies KindEngine<RouteDocument, RouteRequest>;
+
+/** A live route's identity when no document declares it: `API_ID/ROUTE_KEY`, as a document's. */
+function unclaimedIdentity(apiId: string, route: Route): string {
+  return `${apiId}/${route.routeKey}`;
+}
 
 /** Never delete a service-managed route, never change its route key. */
 function routeRefusal(request: Exclude<RouteRequest, { op: "createRoute" }>, live: LiveState): string | undefined {
