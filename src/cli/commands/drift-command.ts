@@ -1,6 +1,8 @@
 import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { extname } from "node:path";
 import { detectDrift } from "../../reconcile/drift.js";
+import { applyIgnoreRules, type IgnoredReport } from "../../reconcile/drift-ignore.js";
+import { foldIgnoreFiles } from "../../reconcile/drift-ignore-rules.js";
 import { shardBucketOf } from "../../reconcile/drift-shards.js";
 import { driftExitCode, mergeDriftReports, parseDriftReport, type DriftReport, type ShardSpec } from "../../reconcile/drift-report.js";
 import { renderDriftAsJUnit, renderDriftAsMarkdown, renderDriftAsText } from "../../reconcile/render-drift.js";
@@ -8,6 +10,7 @@ import { renderDriftAsHtml } from "../../reconcile/render-drift-html.js";
 import { CliError } from "../cli-error.js";
 import { connect, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
 import { desiredPaths, loadDesiredInput } from "../desired-input.js";
+import { loadIgnoreRules, type LoadedIgnoreRules } from "../ignore-files.js";
 import { parseJsonFile } from "../json-file.js";
 import { ProgressLine } from "../progress-line.js";
 
@@ -22,6 +25,8 @@ export interface DriftFlags extends ConnectionFlags, DriftOutputFlags {
   /** `K/N` (1-based K) or `auto/N` (K from JOB_COMPLETION_INDEX, 0-based). */
   readonly shard?: string;
   readonly parallelism: number;
+  /** Ignore files (docs/manual/drift.md, "Ignore rules"), after `.convergeignore.yaml` of the working directory. */
+  readonly ignore?: string[] | undefined;
 }
 
 export type DriftMergeFlags = DriftOutputFlags;
@@ -30,6 +35,7 @@ export type DriftMergeFlags = DriftOutputFlags;
 export async function driftCommand(flags: DriftFlags, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const shard = flags.shard !== undefined ? parseShard(flags.shard, env) : undefined;
   const reportFiles = flags.report.map(reportFormatOf);
+  const ignore = await loadIgnoreRules(flags.ignore ?? []);
   // a shard parses only its own documents (and those whose shard only the list of APIs tells)
   const select = shard && ((key: string) => key.startsWith("api:name:") || shardBucketOf(key, shard.count) === shard.index - 1);
   const desired = await loadDesiredInput(desiredPaths(flags), [], select ? { select } : {});
@@ -37,32 +43,57 @@ export async function driftCommand(flags: DriftFlags, env: NodeJS.ProcessEnv = p
   const line = new ProgressLine(process.stderr, env);
   try {
     line.phase("reading");
-    const report = await detectDrift(desired, clients, { shard, parallelism: flags.parallelism, progress: line.progress });
+    const fingerprint = foldIgnoreFiles(desired.fingerprint, ignore.files);
+    const detected = await detectDrift({ documents: desired.documents, fingerprint }, clients, { shard, parallelism: flags.parallelism, progress: line.progress });
     line.close();
-    await publish(report, flags, reportFiles, env);
-    return driftExitCode(report);
+    const ignored = applyIgnoreRules(detected, ignore.rules, new Date());
+    if (ignore.files.length > 0) process.stderr.write(describeIgnoring(ignore, ignored));
+    await publish(ignored.report, flags, reportFiles, env);
+    return driftExitCode(ignored.report);
   } finally {
     line.close();
     await clients.close();
   }
 }
 
+/**
+ * What the run's ignore rules did, for stderr: a warning per expired rule, then every file with the
+ * number of rules it applied (expired ones are not), and how many findings they ignored.
+ */
+function describeIgnoring({ files, rules }: LoadedIgnoreRules, { expired, ignored }: IgnoredReport): string {
+  const warnings = expired.map((rule) => `converge: warning: ${rule.file}:${rule.line}: ignore rule expired on ${rule.until} `
+    + `(reason ${JSON.stringify(rule.reason)}): not applied\n`);
+  const counts = files.map(({ file }) => {
+    const applied = rules.filter((rule) => rule.file === file && !expired.includes(rule)).length;
+    const lapsed = expired.filter((rule) => rule.file === file).length;
+    return `${file} (${plural(applied, "rule")}${lapsed > 0 ? `, ${lapsed} expired` : ""})`;
+  });
+  return `${warnings.join("")}converge: ignore rules: ${counts.join(", ")}; ${plural(ignored, "finding")} ignored\n`;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
 /** `converge drift merge REPORT.json…`: the shards' reports as one, with the exit code of the merged result. */
 export async function driftMergeCommand(files: ReadonlyArray<string>, flags: DriftMergeFlags, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const reportFiles = flags.report.map(reportFormatOf);
-  const inputs = await Promise.all(files.map(async (file) => {
-    let json: unknown;
-    try {
-      json = parseJsonFile(await readFile(file, "utf8"), file);
-    } catch (error) {
-      if (error instanceof CliError) throw error;
-      throw new CliError(`cannot read drift report ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    }
-    return { report: parseDriftReport(json, file), file };
-  }));
+  const inputs = await Promise.all(files.map(async (file) => ({ report: await readDriftReportFile(file), file })));
   const merged = mergeDriftReports(inputs);
   await publish(merged, flags, reportFiles, env);
   return driftExitCode(merged);
+}
+
+/** A JSON drift report from a file (`drift --report FILE.json`), refused with the file named when it cannot be read or is not one. */
+export async function readDriftReportFile(file: string): Promise<DriftReport> {
+  let json: unknown;
+  try {
+    json = parseJsonFile(await readFile(file, "utf8"), file);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError(`cannot read drift report ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  return parseDriftReport(json, file);
 }
 
 /**
