@@ -151,7 +151,11 @@ function readRule(
       problems.push({ file, line: keyLine, message: `unknown key ${describeReceived(name)}: expected ${RULE_KEYS.join(", ")}` });
       continue;
     }
-    const value = pair.value === null ? null : (pair.value as YamlLibrary.Node).toJS(document, { maxAliasCount: 100 }) as unknown;
+    const value = valueOf(pair.value as YamlLibrary.Node | null, document);
+    if (value instanceof Error) {
+      problems.push({ file, line: keyLine, message: `${name}: ${value.message}` });
+      continue;
+    }
     values.set(name, { value, line: keyLine });
   }
   const at = (key: string) => values.get(key)?.line ?? line;
@@ -206,6 +210,19 @@ function readRule(
       ...(until ? { until: until.value as string } : {}),
     },
   };
+}
+
+/** The most values a rule's value may hold once its aliases are expanded (more is an alias bomb). */
+const MAX_ALIAS_COUNT = 100;
+
+/** A value as plain data, or the error of one whose aliases expand too far (the yaml library refuses it). */
+function valueOf(node: YamlLibrary.Node | null, document: YamlLibrary.Document.Parsed): unknown {
+  if (node === null) return null;
+  try {
+    return node.toJS(document, { maxAliasCount: MAX_ALIAS_COUNT }) as unknown;
+  } catch (error) {
+    return new Error(`${(error as Error).message.replace(/^\w/, (first) => first.toLowerCase())}: expected a value without so many aliases`);
+  }
 }
 
 function checkGlob(key: string, glob: unknown, problem: (key: string, message: string) => void): void {

@@ -136,6 +136,11 @@ describe("parseIgnoreFile", () => {
     { name: "a file that is text", text: "Route/*\n", problems: ['ops.yaml:1: holds "Route/*": expected a YAML list of rules (- address: …; an empty file is [])'] },
     { name: "a file of two documents", text: "- {address: a, reason: r}\n---\n- {address: b, reason: r}\n", problems: ["ops.yaml:2: holds 2 YAML documents: expected one list of rules"] },
     { name: "YAML that does not parse", text: "- address: [\n", problems: [expect.stringMatching(/^ops\.yaml:\d+: not valid YAML: /)] },
+    {
+      name: "aliases that expand too far",
+      text: "- address: \"*\"\n  reason: r\n  fields: &b [&a [x,x,x,x,x,x,x,x,x,x], *a,*a,*a,*a,*a,*a,*a,*a,*a]\n  except: [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n",
+      problems: [expect.stringMatching(/^ops\.yaml:3: fields \[\[/), "ops.yaml:4: except: excessive alias count indicates a resource exhaustion attack: expected a value without so many aliases"],
+    },
     { name: "a key written twice", text: "- address: a\n  address: b\n  reason: r\n", problems: [expect.stringMatching(/^ops\.yaml:2: not valid YAML: .*unique/)] },
   ])("refuses $name, naming file, line and value", ({ text, problems }) => {
     const parsed = parseIgnoreFile({ file: "ops.yaml", text });
