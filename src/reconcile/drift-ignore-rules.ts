@@ -112,7 +112,8 @@ export function parseIgnoreFile({ file, text }: IgnoreFile): { rules: IgnoreRule
     return { rules: [], problems: [{ file, line: lineOf(documents[1]!.range[0]), message: `holds ${documents.length} YAML documents: expected one list of rules` }] };
   }
   if (!isSeq(root)) {
-    const received = root === null ? "nothing" : isMap(root) ? "a mapping" : `${describeReceived(root.toJSON())}`;
+    const value = valueOf(root, documents[0]!);
+    const received = root === null ? "nothing" : isMap(root) ? "a mapping" : value instanceof Error ? `what cannot be read (${value.message})` : describeReceived(value);
     return {
       rules: [],
       problems: [{ file, line: root?.range ? lineOf(root.range[0]) : 1, message: `holds ${received}: expected a YAML list of rules (- address: …; an empty file is [])` }],
@@ -134,109 +135,153 @@ function readRule(
   file: string,
   lineOf: (offset: number) => number,
 ): { rule: IgnoreRule; problems: [] } | { problems: IgnoreRuleProblem[] } {
-  const { isMap, isScalar } = yamlLibrary();
-  if (!isMap(item)) {
-    const line = item?.range ? lineOf(item.range[0]) : undefined;
-    return { problems: [{ file, line, message: `a rule is ${describeReceived(item?.toJSON() ?? null)}: expected a mapping with address and reason` }] };
+  const { isAlias, isMap } = yamlLibrary();
+  const line = item?.range ? lineOf(item.range[0]) : undefined;
+  // `- *rule`: the rule an anchor names, read again (its keys' lines are the anchor's)
+  const node = isAlias(item) ? item.resolve(document) ?? null : item;
+  if (!isMap(node)) {
+    const received = valueOf(node, document);
+    const message = received instanceof Error
+      ? `a rule cannot be read: ${received.message}`
+      : `a rule is ${describeReceived(received)}: expected a mapping with address and reason`;
+    return { problems: [{ file, line, message }] };
   }
+  return readRuleMapping(node, document, file, lineOf);
+}
+
+/** What a rule's mapping holds: the line of its first key, its values by key (with their lines), the keys whose value could not be built. */
+interface RuleValues {
+  readonly line: number;
+  readonly values: ReadonlyMap<string, { readonly value: unknown; readonly line: number }>;
+  readonly unreadable: ReadonlySet<string>;
+}
+
+type Report = (key: string, message: string) => void;
+
+/** A rule written as a mapping: its values by key, then every check of them, problems in the order of the file. */
+function readRuleMapping(
+  item: YamlLibrary.YAMLMap,
+  document: YamlLibrary.Document.Parsed,
+  file: string,
+  lineOf: (offset: number) => number,
+): { rule: IgnoreRule; problems: [] } | { problems: IgnoreRuleProblem[] } {
+  const problems: IgnoreRuleProblem[] = [];
+  const read = ruleValues(item, document, lineOf, (line, message) => problems.push({ file, line, message }));
+  const problem: Report = (key, message) => problems.push({ file, line: read.values.get(key)?.line ?? read.line, message });
+  const checked = checkRule(read, problem);
+  if (problems.length > 0 || !checked) return { problems: problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)) };
+  return { problems: [], rule: { file, line: read.line, ...checked } };
+}
+
+/** The known keys' values; an unknown key, or a value the yaml library cannot build, is a problem at the key's line. */
+function ruleValues(
+  item: YamlLibrary.YAMLMap,
+  document: YamlLibrary.Document.Parsed,
+  lineOf: (offset: number) => number,
+  report: (line: number, message: string) => void,
+): RuleValues {
+  const { isScalar } = yamlLibrary();
   const start = item.items[0]?.key as YamlLibrary.Node | undefined;
   const line = start?.range ? lineOf(start.range[0]) : item.range ? lineOf(item.range[0]) : 1;
-  const problems: IgnoreRuleProblem[] = [];
   const values = new Map<string, { value: unknown; line: number }>();
+  const unreadable = new Set<string>();
   for (const pair of item.items) {
     const key = pair.key as YamlLibrary.Node | null;
     const keyLine = key?.range ? lineOf(key.range[0]) : line;
-    const name = isScalar(key) ? key.value : key?.toJSON();
+    const name = isScalar(key) ? key.value : valueOf(key, document);
     if (typeof name !== "string" || !(RULE_KEYS as ReadonlyArray<string>).includes(name)) {
-      problems.push({ file, line: keyLine, message: `unknown key ${describeReceived(name)}: expected ${RULE_KEYS.join(", ")}` });
+      report(keyLine, `unknown key ${name instanceof Error ? "(unreadable)" : describeReceived(name)}: expected ${RULE_KEYS.join(", ")}`);
       continue;
     }
     const value = valueOf(pair.value as YamlLibrary.Node | null, document);
     if (value instanceof Error) {
-      problems.push({ file, line: keyLine, message: `${name}: ${value.message}` });
-      continue;
+      report(keyLine, `${name}: ${value.message}`);
+      unreadable.add(name);
+    } else {
+      values.set(name, { value, line: keyLine });
     }
-    values.set(name, { value, line: keyLine });
   }
-  const at = (key: string) => values.get(key)?.line ?? line;
-  const problem = (key: string, message: string) => problems.push({ file, line: at(key), message });
+  return { line, values, unreadable };
+}
 
-  const address = values.get("address");
-  if (address === undefined) problem("address", "a rule without address: expected the address (or a glob) of the findings it accepts");
-  else checkGlob("address", address.value, problem);
-
-  const reason = values.get("reason");
-  if (reason === undefined) problem("reason", "a rule without reason: expected why its findings are accepted");
-  else if (typeof reason.value !== "string" || reason.value.trim() === "") {
-    problem("reason", `reason ${describeReceived(reason.value)} is not a reason: expected text saying why the findings are accepted`);
+/** Every check of a rule's values, each failure reported; the rule's fields when it has no problem of its own. */
+function checkRule({ values, unreadable }: RuleValues, problem: Report): Omit<IgnoreRule, "file" | "line"> | undefined {
+  const required = (key: "address" | "reason", message: string) => {
+    if (!values.has(key) && !unreadable.has(key)) problem(key, message);
+    return values.get(key)?.value;
+  };
+  const address = required("address", "a rule without address: expected the address (or a glob) of the findings it accepts");
+  const addressOk = address !== undefined && checkGlob("address", address, problem);
+  const reason = required("reason", "a rule without reason: expected why its findings are accepted");
+  const reasonOk = typeof reason === "string" && reason.trim() !== "";
+  if (reason !== undefined && !reasonOk) {
+    problem("reason", `reason ${describeReceived(reason)} is not a reason: expected text saying why the findings are accepted`);
   }
 
   const except = readStrings("except", values.get("except")?.value, problem);
   except?.forEach((glob, index) => checkGlob(`except[${index}]`, glob, problem));
-
   const fields = readStrings("fields", values.get("fields")?.value, problem);
   fields?.forEach((field, index) => {
     if (field.trim() === "") problem("fields", `fields[${index}] is empty: expected a field path as the report names it (e.g. authorizationScopes)`);
   });
+  const outcomes = readOutcomes(values.get("outcomes")?.value, fields !== undefined, problem);
 
-  const outcomes = readStrings("outcomes", values.get("outcomes")?.value, problem);
+  const until = values.get("until")?.value;
+  const dateProblem = until === undefined ? undefined : calendarDateProblem(until);
+  if (dateProblem) problem("until", `until ${describeReceived(until)} ${dateProblem}`);
+
+  if (!addressOk || !reasonOk) return undefined;
+  return {
+    address: address as string,
+    except: except ?? [],
+    outcomes: outcomes ?? DEFAULT_IGNORED_OUTCOMES,
+    ...(fields ? { fields } : {}),
+    reason: reason as string,
+    ...(until !== undefined ? { until: until as string } : {}),
+  };
+}
+
+/** `outcomes`: known outcomes only, and only `drifted` next to `fields` (which narrow drifted resources). */
+function readOutcomes(value: unknown, withFields: boolean, problem: Report): DriftOutcome[] | undefined {
+  const outcomes = readStrings("outcomes", value, problem);
   outcomes?.forEach((outcome, index) => {
     if (!(DRIFT_OUTCOMES as ReadonlyArray<string>).includes(outcome)) {
       problem("outcomes", `outcomes[${index}] ${describeReceived(outcome)} is not an outcome: expected one of ${DRIFT_OUTCOMES.join(", ")}`);
     }
   });
-  if (fields && outcomes && outcomes.some((outcome) => outcome !== "drifted")) {
+  if (withFields && outcomes && outcomes.some((outcome) => outcome !== "drifted")) {
     problem("outcomes", `outcomes ${describeReceived(outcomes)} with fields: fields narrow drifted resources only, expected outcomes [drifted] or none`);
   }
-
-  const until = values.get("until");
-  if (until !== undefined) {
-    const dateProblem = calendarDateProblem(until.value);
-    if (dateProblem) problem("until", `until ${describeReceived(until.value)} ${dateProblem}`);
-  }
-
-  // in the order of the file, whichever check found them
-  if (problems.length > 0) return { problems: problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)) };
-  return {
-    problems: [],
-    rule: {
-      file,
-      line,
-      address: address!.value as string,
-      except: except ?? [],
-      outcomes: (outcomes as DriftOutcome[] | undefined) ?? DEFAULT_IGNORED_OUTCOMES,
-      ...(fields ? { fields } : {}),
-      reason: reason!.value as string,
-      ...(until ? { until: until.value as string } : {}),
-    },
-  };
+  return outcomes as DriftOutcome[] | undefined;
 }
 
-/** The most values a rule's value may hold once its aliases are expanded (more is an alias bomb). */
+/** The most aliases a value may expand (more is an alias bomb, which the yaml library refuses). */
 const MAX_ALIAS_COUNT = 100;
 
-/** A value as plain data, or the error of one whose aliases expand too far (the yaml library refuses it). */
+/** A value as plain data, or the yaml library's error, lower case, for one it cannot build (an alias bomb, an alias of no anchor). */
 function valueOf(node: YamlLibrary.Node | null, document: YamlLibrary.Document.Parsed): unknown {
   if (node === null) return null;
   try {
     return node.toJS(document, { maxAliasCount: MAX_ALIAS_COUNT }) as unknown;
   } catch (error) {
-    return new Error(`${(error as Error).message.replace(/^\w/, (first) => first.toLowerCase())}: expected a value without so many aliases`);
+    return new Error((error as Error).message.replace(/^\w/, (first) => first.toLowerCase()));
   }
 }
 
-function checkGlob(key: string, glob: unknown, problem: (key: string, message: string) => void): void {
+/** Whether `glob` is a valid address glob; reports why not. `key` is where it stands (`address`, `except[1]`). */
+function checkGlob(key: string, glob: unknown, problem: Report): boolean {
   const name = key.replace(/\[\d+\]$/, "");
   if (typeof glob !== "string") {
     problem(name, `${key} ${describeReceived(glob)} is not text: expected an address or a glob of addresses (e.g. "Route/a1b2c3d4e5/*")`);
-    return;
+    return false;
   }
   const why = addressGlobProblem(glob);
   if (why) problem(name, `${key} ${describeReceived(glob)} ${why}`);
+  return why === undefined;
 }
 
 /** A list of strings, undefined when the key is absent or its value is not one (a problem then). */
-function readStrings(key: string, value: unknown, problem: (key: string, message: string) => void): string[] | undefined {
+function readStrings(key: string, value: unknown, problem: Report): string[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value) || value.length === 0 || value.some((entry) => typeof entry !== "string")) {
     problem(key, `${key} ${describeReceived(value)} is not a list of text: expected a non-empty list such as [${key === "outcomes" ? "drifted" : key === "fields" ? "authorizationScopes" : "\"Route/a1b2c3d4e5/GET /admin\""}]`);

@@ -139,7 +139,7 @@ describe("parseIgnoreFile", () => {
     {
       name: "aliases that expand too far",
       text: "- address: \"*\"\n  reason: r\n  fields: &b [&a [x,x,x,x,x,x,x,x,x,x], *a,*a,*a,*a,*a,*a,*a,*a,*a]\n  except: [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\n",
-      problems: [expect.stringMatching(/^ops\.yaml:3: fields \[\[/), "ops.yaml:4: except: excessive alias count indicates a resource exhaustion attack: expected a value without so many aliases"],
+      problems: [expect.stringMatching(/^ops\.yaml:3: fields \[\[/), "ops.yaml:4: except: excessive alias count indicates a resource exhaustion attack"],
     },
     { name: "a key written twice", text: "- address: a\n  address: b\n  reason: r\n", problems: [expect.stringMatching(/^ops\.yaml:2: not valid YAML: .*unique/)] },
   ])("refuses $name, naming file, line and value", ({ text, problems }) => {
