@@ -5,6 +5,7 @@ import { isDesiredStateError } from "../desired/desired-state-error.js";
 import type { ApplyFlags } from "./commands/apply-command.js";
 import type { DeleteFlags } from "./commands/delete-command.js";
 import type { DriftFlags, DriftMergeFlags } from "./commands/drift-command.js";
+import type { DriftIgnoreFlags } from "./commands/drift-ignore-command.js";
 import type { ExportFlags } from "./commands/export-command.js";
 import type { PlanFlags } from "./commands/plan-command.js";
 import { withConnectionOptions, withOutputOptions } from "./options.js";
@@ -127,6 +128,7 @@ withOutputOptions(withConnectionOptions(program
   .option("--account <id|self>", "with --unmanaged all: also read this account's contacts and Regions (repeatable)", repeatable, [])
   .option("--shard <k/n>", "check only shard K of N (1-based, e.g. 1/4), or auto/N with K from JOB_COMPLETION_INDEX (0-based)")
   .option("--report <file>", "also write the report to FILE: .xml JUnit, .json JSON, .md markdown, .html a page (repeatable)", repeatable, [])
+  .option("--ignore <file>", "ignore rules (YAML) accepting known findings, after .convergeignore.yaml of the working directory (repeatable)", repeatable, [])
   .option("--parallelism <n>", "reads in flight at once", integerIn(1, 256, "a number"), 16)))
   .action(async (options: DriftFlags) => {
     const { driftCommand } = await import("./commands/drift-command.js");
@@ -142,6 +144,18 @@ withOutputOptions(program
   .action(async (files: string[], options: DriftMergeFlags) => {
     const { driftMergeCommand } = await import("./commands/drift-command.js");
     process.exitCode = await driftMergeCommand(files, options);
+  });
+
+program
+  .command("drift-ignore")
+  .description("print the ignore rules (YAML) that accept every finding of a drift report as it is: a baseline for drift --ignore")
+  .argument("<report>", "a JSON drift report (drift --report FILE.json, or --output json)")
+  .requiredOption("--reason <text>", "why the findings are accepted (every rule gives it)")
+  .option("--only <outcomes>", "comma-separated outcomes to accept, of drifted, missing, unmanaged, conflict, refused, unknown (default: drifted,missing,unmanaged)")
+  .option("--until <date>", "YYYY-MM-DD: the last day (UTC) the rules apply")
+  .action(async (report: string, options: DriftIgnoreFlags) => {
+    const { driftIgnoreCommand } = await import("./commands/drift-ignore-command.js");
+    process.exitCode = await driftIgnoreCommand(report, options);
   });
 
 withConnectionOptions(program

@@ -105,7 +105,10 @@ export interface DriftReport {
   readonly generatedAt: string;
   /** Present on the report of one shard; absent on a whole (or merged) report. */
   readonly shard?: ShardSpec | undefined;
-  /** sha256 of every desired document (not only the shard's): shards of different desired states never merge. */
+  /**
+   * sha256 of every desired document (not only the shard's), with the ignore files' texts folded in
+   * when there are some (drift-ignore-rules.ts): shards of different desired states or rules never merge.
+   */
   readonly desiredFingerprint: string;
   readonly summary: DriftSummary;
   /** Sorted by address. */
@@ -234,9 +237,9 @@ export function mergeDriftReports(inputs: ReadonlyArray<{ readonly report: Drift
   const first = inputs[0]!;
   for (const { report, file } of inputs) {
     if (report.desiredFingerprint !== first.report.desiredFingerprint) {
-      throw new DriftReportError(`${file} was made from other desired state than ${first.file} `
+      throw new DriftReportError(`${file} was made from other desired state or ignore rules than ${first.file} `
         + `(desiredFingerprint ${report.desiredFingerprint.slice(0, 12)}… vs ${first.report.desiredFingerprint.slice(0, 12)}…): `
-        + `run every shard on the same files`);
+        + `run every shard on the same files, with the same ignore files`);
     }
   }
   const whole = inputs.filter(({ report }) => !report.shard);

@@ -1,6 +1,8 @@
 import { appendFile, writeFile } from "node:fs/promises";
 import { extname } from "node:path";
 import { detectDrift } from "../../reconcile/drift.js";
+import { applyIgnoreRules, type IgnoredReport } from "../../reconcile/drift-ignore.js";
+import { foldIgnoreFiles } from "../../reconcile/drift-ignore-rules.js";
 import { shardBucketOf } from "../../reconcile/drift-shards.js";
 import { driftExitCode, mergeDriftReports, type DriftReport, type ShardSpec } from "../../reconcile/drift-report.js";
 import { renderDriftAsJUnit, renderDriftAsMarkdown, renderDriftAsText } from "../../reconcile/render-drift.js";
@@ -10,6 +12,7 @@ import { connect, useColor, type ConnectionFlags, type OutputFlags } from "../co
 import { loadDriftInput } from "../state-input.js";
 import type { UnmanagedScope } from "../../reconcile/drift-estate.js";
 import { readDriftReportFile } from "../drift-report-file.js";
+import { loadIgnoreRules, type LoadedIgnoreRules } from "../ignore-files.js";
 import { ProgressLine } from "../progress-line.js";
 
 export interface DriftOutputFlags extends OutputFlags {
@@ -29,6 +32,8 @@ export interface DriftFlags extends ConnectionFlags, DriftOutputFlags {
   /** `K/N` (1-based K) or `auto/N` (K from JOB_COMPLETION_INDEX, 0-based). */
   readonly shard?: string;
   readonly parallelism: number;
+  /** Ignore files (docs/manual/drift.md, "Ignore rules"), after `.convergeignore.yaml` of the working directory. */
+  readonly ignore?: string[] | undefined;
 }
 
 export type DriftMergeFlags = DriftOutputFlags;
@@ -37,6 +42,7 @@ export type DriftMergeFlags = DriftOutputFlags;
 export async function driftCommand(flags: DriftFlags, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const shard = flags.shard !== undefined ? parseShard(flags.shard, env) : undefined;
   const reportFiles = flags.report.map(reportFormatOf);
+  const ignore = await loadIgnoreRules(flags.ignore ?? []);
   // a shard parses only its own documents (and those whose shard only the list of APIs tells)
   const select = shard && ((key: string) => key.startsWith("api:name:") || shardBucketOf(key, shard.count) === shard.index - 1);
   const input = await loadDriftInput(flags, select ? { select } : {});
@@ -44,7 +50,8 @@ export async function driftCommand(flags: DriftFlags, env: NodeJS.ProcessEnv = p
   const line = new ProgressLine(process.stderr, env);
   try {
     line.phase("reading");
-    const report = await detectDrift(input, clients, {
+    const fingerprint = foldIgnoreFiles(input.fingerprint, ignore.files);
+    const detected = await detectDrift({ ...input, fingerprint }, clients, {
       shard,
       parallelism: flags.parallelism,
       progress: line.progress,
@@ -52,12 +59,33 @@ export async function driftCommand(flags: DriftFlags, env: NodeJS.ProcessEnv = p
       accounts: flags.account,
     });
     line.close();
-    await publish(report, flags, reportFiles, env);
-    return driftExitCode(report);
+    const ignored = applyIgnoreRules(detected, ignore.rules, new Date());
+    if (ignore.files.length > 0) process.stderr.write(describeIgnoring(ignore, ignored));
+    await publish(ignored.report, flags, reportFiles, env);
+    return driftExitCode(ignored.report);
   } finally {
     line.close();
     await clients.close();
   }
+}
+
+/**
+ * What the run's ignore rules did, for stderr: a warning per expired rule, then every file with the
+ * number of rules it applied (expired ones are not), and how many findings they ignored.
+ */
+function describeIgnoring({ files, rules }: LoadedIgnoreRules, { expired, ignored }: IgnoredReport): string {
+  const warnings = expired.map((rule) => `converge: warning: ${rule.file}:${rule.line}: ignore rule expired on ${rule.until} `
+    + `(reason ${JSON.stringify(rule.reason)}): not applied\n`);
+  const counts = files.map(({ file }) => {
+    const applied = rules.filter((rule) => rule.file === file && !expired.includes(rule)).length;
+    const lapsed = expired.filter((rule) => rule.file === file).length;
+    return `${file} (${plural(applied, "rule")}${lapsed > 0 ? `, ${lapsed} expired` : ""})`;
+  });
+  return `${warnings.join("")}converge: ignore rules: ${counts.join(", ")}; ${plural(ignored, "finding")} ignored\n`;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
 /** `converge drift merge REPORT.json…`: the shards' reports as one, with the exit code of the merged result. */
@@ -68,6 +96,7 @@ export async function driftMergeCommand(files: ReadonlyArray<string>, flags: Dri
   await publish(merged, flags, reportFiles, env);
   return driftExitCode(merged);
 }
+
 
 /**
  * `--shard K/N`: shard K of N, K from 1 to N. `--shard auto/N` takes K from JOB_COMPLETION_INDEX
