@@ -11,9 +11,10 @@ import type { DesiredStateProblem } from "./desired-state-error.js";
 
 /**
  * The largest state converge reads; a larger one is refused before it is read. terraform writes
- * about 1.5 KiB per instance of converge's resources (pretty-printed attributes), so a state of
- * 50,000 instances is near 75 MiB: this leaves room for three times that, and keeps the text (held
- * whole, and parsed whole by JSON.parse) well below V8's longest string (512 MiB).
+ * about 1 KiB per instance of a route (pretty-printed attributes; an integration's a little more),
+ * so a state of 50,000 instances is near 50 MiB and loads in about 250 MiB: this leaves room for
+ * five times that, and keeps the text (held whole, and parsed whole by JSON.parse) well below V8's
+ * longest string (512 MiB).
  */
 export const MAX_STATE_BYTES = 256 * 1024 * 1024;
 
