@@ -322,7 +322,7 @@ describe("converge drift exit codes", { timeout: E2E_TIMEOUT_MS }, () => {
     expect(parseDriftJson(result).summary).toMatchObject({ drifted: 1, refused: 1, unknown: 3 });
   });
 
-  it("reads the desired state a cdktf synth wrote with --from-synth, and refuses it together with -f", async () => {
+  it("reads the desired state a cdktf synth wrote with --from-synth, alone or with -f files as one desired state", async () => {
     const stack = join(out, "cdktf.out", "stacks", "main");
     await mkdir(stack, { recursive: true });
     await writeFile(join(stack, "converge.desired.json"), JSON.stringify([
@@ -332,9 +332,10 @@ describe("converge drift exit codes", { timeout: E2E_TIMEOUT_MS }, () => {
     const result = await drift(["--from-synth", join(out, "cdktf.out"), "--output", "json"]);
     expectExit(result, 2);
     expect(outcomeLines(parseDriftJson(result))).toEqual(["in-sync AlternateContact/self/SECURITY", `missing Route/${ORDERS_API}/GET /synth-only`]);
+    // the files and the synth output are one desired state: a resource both declare is refused before any read
     const both = await drift(["--from-synth", join(out, "cdktf.out"), "-f", "in-sync.yaml"]);
     expectExit(both, 1);
-    expect(both.stderr).toBe("converge: pass either -f PATH or --from-synth DIR, not both\n");
+    expect(both.stderr).toContain("AlternateContact/self/SECURITY is declared twice: first at in-sync.yaml:1");
   });
 
   it("exits 1 on bad desired state, naming file, line and field, before any call", async () => {
