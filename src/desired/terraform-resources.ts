@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { KIND_MODELS } from "./kinds/registry.js";
+import { KIND_MODELS, modelOf } from "./kinds/registry.js";
 import type { TerraformFacts } from "./kinds/terraform-facts.js";
 import type { Kind } from "./schema.js";
 import { camelCase, fieldAttribute, HEAD_ATTRIBUTES, resourceTypeOf, snakeCase } from "./terraform-attributes.js";
@@ -210,8 +210,9 @@ export function attributeOfFieldPath(kind: Kind, path: string | ReadonlyArray<Pr
   const [first, ...rest] = parts;
   if (first === undefined) return undefined;
   if (rest.length === 0 && (first === "api" || first === "account")) return first === resource.parent ? resource.parentAttribute : undefined;
-  const [name, ...inner] = first === "spec" ? rest : parts;
-  if (typeof name !== "string") return undefined;
+  const [written, ...inner] = first === "spec" ? rest : parts;
+  if (typeof written !== "string") return undefined;
+  const name = modelOf(kind).terraform?.changePaths?.[written] ?? written;
   if (name === resource.idField) return inner.length === 0 ? resource.idAttribute : undefined;
   const field = resource.fields.find((candidate) => candidate.field === name);
   if (field === undefined) return undefined;

@@ -82,6 +82,7 @@ describe("the attribute of a document's field path", () => {
     ["AlternateContact", "account", "account_id"],
     ["RegionOptIn", "region", "region_name"],
     ["RegionOptIn", "enabled", "enabled"],
+    ["RegionOptIn", "status", "enabled"],
     ["RegionOptIn", "nothing", undefined],
     ["Api", "prune", undefined],
   ] as const)("%s %j is %s", (kind, path, attribute) => {

@@ -18,6 +18,7 @@ export const regionOptInModel: KindModel<RegionOptInDocument> = {
     serviceNames: REGION_OPT_IN_SERVICE_NAMES,
     parent: "account",
     keyField: "region",
+    changePaths: { status: "enabled" },
   },
   crossCheck: () => [],
   undeletable: "declare enabled: false to opt out of a Region",

@@ -22,6 +22,8 @@ export interface TerraformFacts {
   readonly idField?: string;
   /** An account's setting: the spec field that names it within its account (`region`, attribute `region_name`). */
   readonly keyField?: string;
+  /** Paths of the engine's changes that are another field's (a Region's change of `status` is its `enabled` field). @default none */
+  readonly changePaths?: Readonly<Record<string, string>>;
   /** Whether the document needs a logical name (`name`, unique per API). @default false */
   readonly named?: boolean;
 }
