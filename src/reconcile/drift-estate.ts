@@ -180,7 +180,9 @@ function classifyStateDocuments(
   const placed = documents.map(atOwnPlace);
   const classified = classifyDocuments(placed, live, failures);
   const indexAt = (source: DriftSource | null) => (source !== null && "file" in source && source.file === PLANNED_STATE ? source.line - 1 : undefined);
-  const declaresNothing = new Set(placed.filter((loaded) => (classified.declared.get(loaded)?.length ?? 0) === 0).map((loaded) => loaded.source.line - 1));
+  // the API a document names is declared whether or not its resource exists: only the resource's own key tells
+  const ownKeys = (loaded: LoadedDocument) => (classified.declared.get(loaded) ?? []).filter((key) => liveKeyParts(key).collection !== "apis");
+  const declaresNothing = new Set(placed.filter((loaded) => ownKeys(loaded).length === 0).map((loaded) => loaded.source.line - 1));
   const resources = classified.resources.map((resource): DriftResource => {
     const index = indexAt(resource.source);
     const original = index === undefined ? undefined : documents[index];
