@@ -207,3 +207,24 @@ describe("a token that may not read routes", () => {
 
 /** Documents of API 6: its Api document, 6 integrations and 6 routes. */
 const PER_API_DOCUMENTS = 13;
+
+describe.each([2, 5])("%i shards of the same estate as terraform state resources", (count) => {
+  // what a state holds: resources, never Api documents; each document marked with the state and address it would come from
+  const fromState = () => documents
+    .filter((loaded) => loaded.document.kind !== "Api")
+    .map((loaded, index): LoadedDocument => ({ ...loaded, document: loaded.document, locate: loaded.locate, terraform: { state: "terraform.tfstate", address: `converge_x.r[${index}]` } }));
+
+  it("read what one process reads, and merge into its report", async () => {
+    const input = { documents: [], stateDocuments: fromState(), fingerprint: "f".repeat(64) };
+    service.requests.reset();
+    const whole = await detectDrift(input, clients);
+    const wholeReads = readCounts();
+    service.requests.reset();
+    const shards: DriftReport[] = [];
+    for (let index = 1; index <= count; index += 1) shards.push(await detectDrift(input, clients, { shard: { index, count } }));
+    expect(readCounts()).toEqual(wholeReads);
+    expect(whole.resources.every((resource) => resource.source === null || "state" in resource.source)).toBe(true);
+    const merged = mergeDriftReports(shards.map((report, i) => ({ report, file: `shard-${i + 1}.json` })));
+    expect(normalizeReport(merged)).toEqual(normalizeReport(whole));
+  });
+});
