@@ -13,9 +13,9 @@ export const MANAGEMENT = "100000000000";
 export const ACCOUNTS = Array.from({ length: 200 }, (_, i) => String(100_000_000_000 + i));
 export const APIS = Array.from({ length: 40 }, (_, i) => ({ apiId: `estate${String(i).padStart(4, "0")}`, protocolType: i < 30 ? "HTTP" as const : "WEBSOCKET" as const }));
 export const PER_API = 50;
-const CONTACT_TYPES = ["BILLING", "OPERATIONS", "SECURITY"] as const;
+export const CONTACT_TYPES = ["BILLING", "OPERATIONS", "SECURITY"] as const;
 /** Per account: two opt-ins to enable, one to keep disabled, one default Region (a no-op). */
-const OPT_INS = [
+export const OPT_INS = [
   { region: "af-south-1", enabled: true },
   { region: "ap-east-1", enabled: false },
   { region: "me-south-1", enabled: true },

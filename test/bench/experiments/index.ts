@@ -3,6 +3,7 @@ import { buildsCompared } from "./builds-compared.js";
 import { cdktfApply } from "./cdktf-apply.js";
 import { clientVsAutocannon } from "./client-vs-autocannon.js";
 import { driftEstate } from "./drift-estate.js";
+import { driftState } from "./drift-state.js";
 import { exportTerraform } from "./export-terraform.js";
 import { htmlReport } from "./html-report.js";
 import { reconcileEstate } from "./reconcile-estate.js";
@@ -10,4 +11,4 @@ import { terraformProvider } from "./terraform-provider.js";
 import { validateEstate } from "./validate-estate.js";
 
 /** Every comparison benchmark, in the order they run after the load cases. */
-export const BENCH_EXPERIMENTS: ReadonlyArray<BenchExperiment> = [clientVsAutocannon, validateEstate, reconcileEstate, driftEstate, htmlReport, cdktfApply, terraformProvider, exportTerraform, buildsCompared];
+export const BENCH_EXPERIMENTS: ReadonlyArray<BenchExperiment> = [clientVsAutocannon, validateEstate, reconcileEstate, driftEstate, driftState, htmlReport, cdktfApply, terraformProvider, exportTerraform, buildsCompared];
