@@ -213,7 +213,8 @@ describe("converge drift over an estate managed three ways", { timeout: TERRAFOR
     const contact = resourceAt(owned, "AlternateContact/222222222222/BILLING");
     expect(contact.fields).toEqual([{ path: "phone_number", desired: "+1 555 0101", live: "+1 555 0199" }]);
     expect(contact.source).toEqual({ state: "../hcl/terraform.tfstate", address: "converge_alternate_contact.billing" });
-    expect(owned.summary).toMatchObject({ "in-sync": 9, drifted: 1, missing: 1, unmanaged: 1, conflict: 0, refused: 2, unknown: 0, ignored: 0 });
+    // live in scope: the 8 declared resources that exist (a Region left disabled is nothing live; APIs are not counted) and the stray route
+    expect(owned.summary).toEqual({ "in-sync": 9, drifted: 1, missing: 1, unmanaged: 1, conflict: 0, refused: 2, unknown: 0, ignored: 0, coverage: { managed: 8, live: 9, percent: 88.8 } });
   });
 
   it("with --unmanaged all also reports the route of API C, API C itself and the Region opted in by hand", () => {
@@ -223,6 +224,19 @@ describe("converge drift over an estate managed three ways", { timeout: TERRAFOR
     ].sort());
     expect(resourceAt(all, `Route/${apiC}/GET /ghost`).reason).toBe("live, and no source manages it (--unmanaged all)");
     expect(resourceAt(all, `Route/${apiB}/GET /catalog`).outcome).toBe("in-sync");
+  });
+
+  it("counts the stack's route as managed from its state's inventory alone, without the synth output", async () => {
+    const result = await converge(["drift", "-f", ".", "--state", hcl.path("terraform.tfstate"), "--state", join(synthDir, "stacks", "shop", "terraform.tfstate"), "--unmanaged", "all", "--output", "json"]);
+    expectExit(result, 2);
+    const report = parseDriftJson(result);
+    // the inventory only claims: the route is in no outcome, and not unmanaged
+    expect(report.resources.filter((resource) => resource.address === `Route/${apiB}/GET /stock`)).toEqual([]);
+    expect(notInSync(report)).toEqual(notInSync(all));
+    // without the stack's state, nothing manages it
+    const withoutStack = await converge(["drift", "-f", ".", "--state", hcl.path("terraform.tfstate"), "--unmanaged", "all", "--output", "json"]);
+    expectExit(withoutStack, 2);
+    expect(resourceAt(parseDriftJson(withoutStack), `Route/${apiB}/GET /stock`).outcome).toBe("unmanaged");
   });
 
   it("marks the stray route an ignore rule accepts with the rule's file, line and reason, and takes the exit code from the rest", async () => {
