@@ -31,7 +31,11 @@ import { outcomeLines, parseDriftJson, resourceAt } from "../drift/support/drift
  * three ways — a YAML directory applied by the CLI, an HCL root module applied by real terraform
  * 1.11 through converge's provider, and a cdktf stack with the terraform_data vehicle deployed by
  * real terraform — then changed by hand through the typed clients, and one `converge drift` over
- * every source at once. The steps share that estate and run in order.
+ * every source at once: `-f` the YAML (the working directory), `--state` the module's
+ * terraform.tfstate, `--from-synth` the stack's cdktf.out and `--state` the stack's own
+ * terraform.tfstate (the inventory its deploys keep). Then `--unmanaged all`, ignore rules, a
+ * drift-ignore baseline, export to terraform, the reads of the YAML alone, `plan --prune` beside the
+ * state, and bad inputs refused before any read. The steps share that estate and run in order.
  */
 
 /** The API the YAML's Api document owns (the demo world's "orders"); the HCL module manages a route and an integration in it too. */
