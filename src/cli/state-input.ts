@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { LoadedDocument, LoadOptions } from "../desired/load.js";
 import type { LoadedState } from "../desired/terraform-state.js";
+import type { ProtocolType } from "../contract/gateway.js";
 import type { DriftInput } from "../reconcile/drift.js";
 import { CliError } from "./cli-error.js";
 import { loadDesiredInput, synthDesiredFiles } from "./desired-input.js";
@@ -10,11 +11,13 @@ export interface StateInput {
   readonly states: ReadonlyArray<LoadedState>;
   readonly documents: ReadonlyArray<LoadedDocument>;
   readonly claims: ReadonlyArray<LoadedDocument>;
+  /** The protocols of the APIs the states' `converge_api` data sources read. */
+  readonly apiProtocols: ReadonlyMap<string, ProtocolType>;
 }
 
 /** Reads the `--state` paths (none: nothing), saying on stderr what each state held. */
 export async function loadStateInput(paths: ReadonlyArray<string>, options: Pick<LoadOptions, "select"> = {}): Promise<StateInput> {
-  if (paths.length === 0) return { states: [], documents: [], claims: [] };
+  if (paths.length === 0) return { states: [], documents: [], claims: [], apiProtocols: new Map() };
   // loaded only when a state is given: plan, apply and drift of documents alone never pay for it
   const { loadTerraformStates } = await import("../desired/terraform-state.js");
   const states = await loadTerraformStates(paths, options.select ? { select: options.select } : {});
@@ -22,7 +25,12 @@ export async function loadStateInput(paths: ReadonlyArray<string>, options: Pick
     process.stderr.write(`converge: state ${state.file}: ${plural(state.documents.length, "converge resource")}, `
       + `${plural(state.claims.length, "inventory identity", "inventory identities")}, ${state.skipped} other skipped\n`);
   }
-  return { states, documents: states.flatMap((state) => state.documents), claims: states.flatMap((state) => state.claims) };
+  return {
+    states,
+    documents: states.flatMap((state) => state.documents),
+    claims: states.flatMap((state) => state.claims),
+    apiProtocols: new Map(states.flatMap((state) => [...state.apiProtocols])),
+  };
 }
 
 function plural(count: number, one: string, many = `${one}s`): string {
@@ -56,6 +64,7 @@ export async function loadDriftInput(flags: DriftSourceFlags, options: Pick<Load
     documents: desired?.documents ?? [],
     stateDocuments: states.documents,
     claims: states.claims,
+    apiProtocols: states.apiProtocols,
     fingerprint,
     attributeOf: (loaded, path) => attributeOfFieldPath(loaded.document.kind, path) ?? path,
   };

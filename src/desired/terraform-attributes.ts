@@ -39,6 +39,11 @@ export function resourceTypeOf(kind: string): string {
   return `converge_${snakeCase(kind)}`;
 }
 
+/** terraform's type of one of the provider's data sources: `converge_` and its name's snake_case (`api` → `converge_api`). */
+export function dataSourceTypeOf(name: string): string {
+  return `converge_${snakeCase(name)}`;
+}
+
 /** The attributes of a document's head fields: the API a route or integration belongs to, the account of a contact or Region. */
 export const HEAD_ATTRIBUTES = { api: "api_id", account: "account_id" } as const;
 

@@ -1,4 +1,5 @@
 import { formatFieldPath } from "../contract/field-issues.js";
+import { PROTOCOL_TYPES, type ProtocolType } from "../contract/gateway.js";
 import { checkDocument, type DocumentIssue } from "./document-value.js";
 import { DesiredStateError, type DesiredStateProblem, type SourceLocation } from "./desired-state-error.js";
 import { decodeInventory } from "./inventory.js";
@@ -9,6 +10,7 @@ import { readKeyText } from "./read-key.js";
 import { KINDS, type Document, type Kind } from "./schema.js";
 import { instanceAddress, isConvergeProvider, LogicalNames } from "./terraform-address.js";
 import { attributeOfFieldPath, documentOfAttributes, terraformResourceOfType, type TerraformResource } from "./terraform-resources.js";
+import { dataSourceTypeOf } from "./terraform-attributes.js";
 import { inventoryChunks, isInventoryResource, triggersAttributeOf } from "./terraform-state-inventory.js";
 import { collectStateSources, readStateSource, StateTooLarge } from "./terraform-state-sources.js";
 import { parseStateText, type StateLocator, type StateResource } from "./terraform-state-text.js";
@@ -38,6 +40,12 @@ export interface LoadedState {
   readonly claims: ReadonlyArray<LoadedDocument>;
   /** Instances of other providers' resources (and of data sources) skipped, counted. */
   readonly skipped: number;
+  /**
+   * The protocol of each API a `converge_api` data source of the state read (by API ID): what the
+   * state recorded, so that drift need not ask the service (a GetApi per API) to compare the
+   * API's routes and integrations by its protocol's rules. Data sources claim nothing.
+   */
+  readonly apiProtocols: ReadonlyMap<string, ProtocolType>;
 }
 
 export interface StateLoadOptions {
@@ -106,8 +114,12 @@ interface InstanceAt {
 function readResources(file: string, resources: ReadonlyArray<StateResource>, locator: StateLocator, reader: InstanceReader) {
   const documents: LoadedDocument[] = [];
   const claims: LoadedDocument[] = [];
+  const apiProtocols = new Map<string, ProtocolType>();
   let skipped = 0;
   resources.forEach((resource, resourceIndex) => {
+    if (resource.mode === "data" && resource.type === API_DATA_SOURCE && isConvergeProvider(resource.provider)) {
+      for (const instance of resource.instances) noteApiProtocol(instance.attributes, apiProtocols);
+    }
     const converge = resource.mode === "managed" && isConvergeProvider(resource.provider) ? terraformResourceOfType(resource.type) : undefined;
     const inventory = converge === undefined && isInventoryResource(resource);
     if (converge === undefined && !inventory) {
@@ -127,7 +139,16 @@ function readResources(file: string, resources: ReadonlyArray<StateResource>, lo
       }
     });
   });
-  return { documents, claims, skipped };
+  return { documents, claims, skipped, apiProtocols };
+}
+
+const API_DATA_SOURCE = dataSourceTypeOf("api");
+
+/** The API ID and protocol a `converge_api` data source read, when its attributes hold both as the provider writes them (else nothing: the service is asked). */
+function noteApiProtocol(attributes: unknown, protocols: Map<string, ProtocolType>): void {
+  if (typeof attributes !== "object" || attributes === null) return;
+  const { api_id: apiId, protocol_type: protocol } = attributes as Readonly<Record<string, unknown>>;
+  if (typeof apiId === "string" && (PROTOCOL_TYPES as ReadonlyArray<unknown>).includes(protocol)) protocols.set(apiId, protocol as ProtocolType);
 }
 
 /** The document of an instance of converge's resource, validated; undefined when the selection leaves it out or its kind's schema refuses it (the problems noted). */

@@ -1,11 +1,12 @@
 import type { Clients } from "../clients/index.js";
+import type { ProtocolType } from "../contract/gateway.js";
 import { ALTERNATE_CONTACT_TYPES } from "../contract/account.js";
 import type { LoadedDocument } from "../desired/load.js";
 import { SELF, readKeyText } from "../desired/read-key.js";
 import { classifyEstate, type DriftSources, type UnmanagedScope } from "./drift-estate.js";
 import { driftReport, type DriftReport, type ShardSpec } from "./drift-report.js";
 import { documentsOfShard, shardBucketOf } from "./drift-shards.js";
-import { listApis, readLiveTolerant, type ApiDirectory } from "./live-reader.js";
+import { listApis, readLiveTolerant, withKnownProtocols, type ApiDirectory } from "./live-reader.js";
 import type { LiveNeed } from "./model.js";
 import { needsOf } from "./plan.js";
 import type { Progress } from "./progress.js";
@@ -33,7 +34,11 @@ export interface DriftOptions {
 }
 
 /** Every source of one run: the desired state's documents, the states' resources and inventories, and the fingerprint of them all. */
-export type DriftInput = Omit<DriftSources, "scope"> & { readonly fingerprint: string };
+export type DriftInput = Omit<DriftSources, "scope"> & {
+  readonly fingerprint: string;
+  /** API protocols the sources recorded (a state's `converge_api` data sources): no GetApi is made for them. */
+  readonly apiProtocols?: ReadonlyMap<string, ProtocolType> | undefined;
+};
 
 /**
  * Detects the drift of every source. For a shard, the sources may be all of them or those a loader
@@ -54,7 +59,7 @@ export async function detectDrift(input: DriftInput, clients: Clients, options: 
   const selected = { documents: select(groups.documents), stateDocuments: select(groups.stateDocuments), claims: select(groups.claims) };
   const needs = needsOf([...selected.documents, ...selected.stateDocuments, ...selected.claims]);
   if (scope === "all" && directory) needs.push(...scopeNeeds(directory, accountsInScope(every, options.accounts ?? []), options.shard));
-  const { live, failures } = await readLiveTolerant(dedupe(needs), clients, {
+  const { live, failures } = await readLiveTolerant(dedupe(withKnownProtocols(needs, input.apiProtocols)), clients, {
     parallelism: options.parallelism,
     signal: options.signal,
     directory,

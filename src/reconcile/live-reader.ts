@@ -54,6 +54,16 @@ export async function readLiveTolerant(needs: ReadonlyArray<LiveNeed>, clients: 
   return readLiveState(needs, clients, options, true);
 }
 
+/** The needs of APIs whose protocol a source recorded, with it (so that reading them makes no GetApi). */
+export function withKnownProtocols(needs: ReadonlyArray<LiveNeed>, protocols: ReadonlyMap<string, ProtocolType> | undefined): LiveNeed[] {
+  if (protocols === undefined || protocols.size === 0) return [...needs];
+  return needs.map((need) => {
+    if (need.type !== "api" || need.protocolType || typeof need.ref !== "string") return need;
+    const protocolType = protocols.get(need.ref);
+    return protocolType === undefined ? need : { ...need, protocolType };
+  });
+}
+
 /** The APIs of the account by name (one GetApis listing, counted as one read). */
 export async function listApis(clients: Clients, signal?: AbortSignal, progress?: Progress): Promise<ApiDirectory> {
   const idsByName = new Map<string, string[]>();

@@ -6,8 +6,9 @@ import type { SourceLocation } from "../desired/desired-state-error.js";
 import { PLAN_FORMAT_VERSION, type LiveState, type Plan } from "./model.js";
 import { needsOf, plan, type PlanResult } from "./plan.js";
 import type { Progress } from "./progress.js";
-import { readLive } from "./live-reader.js";
+import { readLive, withKnownProtocols } from "./live-reader.js";
 import { managedByStates } from "./drift-estate.js";
+import type { ProtocolType } from "../contract/gateway.js";
 
 export interface ReconcileOptions {
   readonly prune?: boolean;
@@ -22,7 +23,12 @@ export interface ReconcileOptions {
    * What terraform states manage (`--state`: their converge resources' documents and their stacks'
    * inventories): read with the documents, and never pruned.
    */
-  readonly states?: { readonly documents: ReadonlyArray<LoadedDocument>; readonly claims: ReadonlyArray<LoadedDocument> } | undefined;
+  readonly states?: {
+    readonly documents: ReadonlyArray<LoadedDocument>;
+    readonly claims: ReadonlyArray<LoadedDocument>;
+    /** The protocols the states' `converge_api` data sources recorded (no GetApi for those APIs). */
+    readonly apiProtocols?: ReadonlyMap<string, ProtocolType> | undefined;
+  } | undefined;
 }
 
 /** Reads the live state the documents need, then plans against it. */
@@ -34,7 +40,7 @@ export async function readAndPlan(
   const removed = options.removed ?? [];
   const states = options.states ?? { documents: [], claims: [] };
   const managed = [...states.documents, ...states.claims];
-  const live = await readLive(needsOf([...documents, ...removed, ...managed]), clients, {
+  const live = await readLive(withKnownProtocols(needsOf([...documents, ...removed, ...managed]), states.apiProtocols), clients, {
     parallelism: options.parallelism,
     signal: options.signal,
     progress: options.progress,

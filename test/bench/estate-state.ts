@@ -59,15 +59,18 @@ const accountOf = (account: string) => (account === MANAGEMENT ? null : account)
  * counted converge_integration and converge_route (routes depend on the API's integrations), and
  * the contacts and Region opt-ins as for_each resources keyed `ACCOUNT/KEY`, the management
  * account's without account_id (the caller's own, as the documents leave it out). The Api
- * documents have no terraform resource. Returns the number of instances written.
+ * documents have no terraform resource: each API is a `converge_api` data source (which records
+ * its protocol, as the YAML's Api documents declare it). Returns the number of instances written.
  */
 export async function writeEstateState(endpoint: string, file: string): Promise<number> {
   const clients = createClients({ endpoint, credentials: new Credentials(ESTATE_TOKEN) });
   const resources: unknown[] = [];
   let instances = 0;
   try {
-    for (const { apiId } of APIS) {
+    for (const { apiId, protocolType } of APIS) {
       const held = { api_id: apiId };
+      // the module looks its API up, as `converge export --format terraform` writes it: the state records the protocol
+      resources.push({ mode: "data", type: "converge_api", name: apiId, provider: CONVERGE, instances: [{ schema_version: 0, attributes: { api_id: apiId, name: null, protocol_type: protocolType }, sensitive_attributes: [] }] });
       const integrations = await collect(clients.gateway.integrations(apiId));
       const routes = await collect(clients.gateway.routes(apiId));
       resources.push(stateResource("converge_integration", apiId, integrations.map((integration, key) => ({ key, attributes: refreshed(integrationBinding, integration, held) }))));

@@ -143,6 +143,19 @@ describe("which instances of a state are converge's", () => {
     expect(state!.skipped).toBe(4);
     expect(state!.documents.map((loaded) => loaded.document.kind)).toEqual(["Route"]);
     expect(state!.file).toBe("skipped.tfstate");
+    // a data source without its protocol records nothing
+    expect(state!.apiProtocols).toEqual(new Map());
+  });
+
+  it("records the protocols converge_api data sources read, and no other provider's", async () => {
+    const name = write("protocols.tfstate", stateText([
+      { mode: "data", type: "converge_api", name: "orders", provider: CONVERGE, instances: [{ schema_version: 0, attributes: { api_id: ORDERS, name: "orders", protocol_type: "HTTP" } }] },
+      { mode: "data", type: "converge_api", name: "chat", module: "module.edge", provider: 'module.edge.provider["registry.opentofu.org/converge/converge"]', instances: [{ index_key: 0, attributes: { api_id: "w5s0ck3t01", name: null, protocol_type: "WEBSOCKET" } }] },
+      { mode: "data", type: "converge_api", name: "odd", provider: CONVERGE, instances: [{ attributes: { api_id: "zzzzzzzzzz", protocol_type: "GRPC" } }] },
+      { mode: "data", type: "converge_api", name: "foreign", provider: 'provider["registry.terraform.io/someone/else"]', instances: [{ attributes: { api_id: "yyyyyyyyyy", protocol_type: "HTTP" } }] },
+    ]));
+    const [state] = await load([name]);
+    expect(state!.apiProtocols).toEqual(new Map([[ORDERS, "HTTP"], ["w5s0ck3t01", "WEBSOCKET"]]));
   });
 });
 
