@@ -33,8 +33,8 @@ export interface ClassifiedDocuments {
   readonly entryOf: ReadonlyMap<LoadedDocument, number>;
   /** The live resources each document declares (src/reconcile/live-keys.ts). */
   readonly declared: ReadonlyMap<LoadedDocument, ReadonlyArray<LiveKey>>;
-  /** The live resources reported as undeclared children of owned APIs (unmanaged, refused or undecided), by key. */
-  readonly undeclared: ReadonlySet<LiveKey>;
+  /** The live resources reported as undeclared children of owned APIs, by key, with their outcome (unmanaged, refused or unknown). */
+  readonly undeclared: ReadonlyMap<LiveKey, DriftResource["outcome"]>;
 }
 
 /**
@@ -73,7 +73,7 @@ export function classifyDocuments(
   const bySource = new Map(comparable.map((loaded) => [sourceKey(loaded.source), loaded] as const));
   const resources: DriftResource[] = [];
   const entryOf = new Map<LoadedDocument, number>();
-  const undeclared = new Set<LiveKey>();
+  const undeclared = new Map<LiveKey, DriftResource["outcome"]>();
   for (const action of planned.actions) {
     const loaded = action.source ? bySource.get(sourceKey(action.source)) : undefined;
     if (!loaded) throw new Error(`drift: the planned action ${action.address} has no document`);
@@ -81,8 +81,7 @@ export function classifyDocuments(
     if (own) entryOf.set(loaded, resources.length);
     const resource = { address: action.address, kind: action.kind, identity: action.identity, source: action.source ?? null };
     if (!own) {
-      const claim = referencesOf(action)?.deleted?.(action.request!)?.claim;
-      if (claim !== undefined) undeclared.add(liveKeyOf(claim.collection, claim.apiId, claim.id));
+      const claim = action.request ? referencesOf(action)?.deleted?.(action.request)?.claim : undefined;
       // an undeclared resource of an API an Api document owns: what pruning would delete, or what the protections keep
       const blocker = apiIdsOf(loaded, live).map((apiId) => undecided.get(`${apiId}/${action.kind}`)).find((other) => other !== undefined);
       if (blocker) {
@@ -108,6 +107,7 @@ export function classifyDocuments(
           reason: `live but not declared, in an API the Api document at ${where(loaded.source)} owns`,
         });
       }
+      if (claim !== undefined) undeclared.set(liveKeyOf(claim.collection, claim.apiId, claim.id), resources.at(-1)!.outcome);
       continue;
     }
     const awaited = referencesOf(action)?.awaits?.(action.request!);

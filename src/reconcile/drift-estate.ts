@@ -96,7 +96,8 @@ export function classifyEstate(sources: DriftSources, live: LiveState, failures:
   const declared = new Set<LiveKey>([...keysOf(documents.declared), ...elsewhere]);
   const counted = (key: LiveKey) => scope === "all" || liveKeyParts(key).collection !== "apis";
   const liveInScope = new Set<LiveKey>([...declared].filter(counted));
-  for (const key of documents.undeclared) if (!declared.has(key)) liveInScope.add(key);
+  // an undeclared resource is live in scope when unmanaged; a protected one (the service's own) or an undecided one is in neither count
+  for (const [key, outcome] of documents.undeclared) if (outcome === "unmanaged" && !declared.has(key)) liveInScope.add(key);
   if (scope === "all") {
     for (const engine of allEngines()) {
       for (const resource of engine.liveResources?.(live) ?? []) {

@@ -15,7 +15,7 @@ import {
   useE2eResources,
   writeFiles,
 } from "../e2e/e2e-fixture.js";
-import { parseDriftJson, resourceAt } from "./support/drift-fixture.js";
+import { ORDERS_LINES, parseDriftJson, resourceAt } from "./support/drift-fixture.js";
 
 /**
  * Ignore rules end to end: `converge drift --ignore FILE` and `.convergeignore.yaml` of the working
@@ -30,29 +30,7 @@ let service: RunningService;
 let estate: string;
 const ORDERS = () => join(estate, "orders.yaml");
 
-const ORDERS_YAML = [
-  "kind: Api",
-  `api: ${ORDERS_API}`,
-  "spec: {protocolType: HTTP}",
-  "---",
-  "kind: Integration",
-  "name: backend",
-  `api: ${ORDERS_API}`,
-  'spec: {integrationType: HTTP_PROXY, integrationUri: "https://backend.example/orders", integrationMethod: ANY, payloadFormatVersion: "1.0"}',
-  "---",
-  "kind: Route",
-  `api: ${ORDERS_API}`,
-  "spec: {routeKey: GET /orders, target: {integration: backend}}",
-  "---",
-  "kind: Route",
-  `api: ${ORDERS_API}`,
-  "spec: {routeKey: POST /orders, target: {integration: backend}, authorizationType: JWT, authorizerId: jwt1, authorizationScopes: [orders.write]}",
-  "---",
-  "kind: Route",
-  `api: ${ORDERS_API}`,
-  "spec: {routeKey: \"DELETE /orders/{id}\", target: {integration: backend}}",
-  "",
-].join("\n");
+const ORDERS_YAML = [...ORDERS_LINES, ""].join("\n");
 
 const DRIFTED = `Route/${ORDERS_API}/POST /orders`;
 const MISSING = `Route/${ORDERS_API}/DELETE /orders/{id}`;

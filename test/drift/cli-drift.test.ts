@@ -19,7 +19,7 @@ import {
   writeFiles,
   useE2eResources,
 } from "../e2e/e2e-fixture.js";
-import { countOutcomes, normalizeReport, outcomeLines, parseDriftJson, resourceAt } from "./support/drift-fixture.js";
+import { ORDERS_LINES, countOutcomes, normalizeReport, outcomeLines, parseDriftJson, resourceAt } from "./support/drift-fixture.js";
 import { elementsNamed, parseXml, type XmlElement } from "./support/xml.js";
 
 /**
@@ -61,26 +61,7 @@ const FILES: Record<string, string> = {
   ].join("\n"),
   // the orders API, owned (no prune: unmanaged resources are reported all the same)
   "orders.yaml": [
-    "kind: Api",
-    `api: ${ORDERS_API}`,
-    "spec: {protocolType: HTTP}",
-    "---",
-    "kind: Integration",
-    "name: backend",
-    `api: ${ORDERS_API}`,
-    'spec: {integrationType: HTTP_PROXY, integrationUri: "https://backend.example/orders", integrationMethod: ANY, payloadFormatVersion: "1.0"}',
-    "---",
-    "kind: Route",
-    `api: ${ORDERS_API}`,
-    "spec: {routeKey: GET /orders, target: {integration: backend}}",
-    "---",
-    "kind: Route",
-    `api: ${ORDERS_API}`,
-    "spec: {routeKey: POST /orders, target: {integration: backend}, authorizationType: JWT, authorizerId: jwt1, authorizationScopes: [orders.write]}",
-    "---",
-    "kind: Route",
-    `api: ${ORDERS_API}`,
-    "spec: {routeKey: \"DELETE /orders/{id}\", target: {integration: backend}}",
+    ...ORDERS_LINES,
     "---",
     "kind: Route",
     `api: ${ORDERS_API}`,

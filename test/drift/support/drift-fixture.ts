@@ -1,6 +1,35 @@
 import { expect } from "vitest";
 import type { DriftOutcome, DriftReport } from "../../../src/reconcile/drift-report.js";
 import { describeCliResult, type CliResult } from "../../support/cli.js";
+import { ORDERS_API } from "../../e2e/e2e-fixture.js";
+
+/**
+ * The orders API of the demo world as the drift suites declare it, line by line: owned by an Api
+ * document (no prune: unmanaged resources are reported all the same), its backend integration and
+ * three routes targeting it. Suites add their own documents after a `---`.
+ */
+export const ORDERS_LINES: ReadonlyArray<string> = [
+  "kind: Api",
+  `api: ${ORDERS_API}`,
+  "spec: {protocolType: HTTP}",
+  "---",
+  "kind: Integration",
+  "name: backend",
+  `api: ${ORDERS_API}`,
+  'spec: {integrationType: HTTP_PROXY, integrationUri: "https://backend.example/orders", integrationMethod: ANY, payloadFormatVersion: "1.0"}',
+  "---",
+  "kind: Route",
+  `api: ${ORDERS_API}`,
+  "spec: {routeKey: GET /orders, target: {integration: backend}}",
+  "---",
+  "kind: Route",
+  `api: ${ORDERS_API}`,
+  "spec: {routeKey: POST /orders, target: {integration: backend}, authorizationType: JWT, authorizerId: jwt1, authorizationScopes: [orders.write]}",
+  "---",
+  "kind: Route",
+  `api: ${ORDERS_API}`,
+  "spec: {routeKey: \"DELETE /orders/{id}\", target: {integration: backend}}",
+];
 
 /** Parses a `--output json` drift report; fails the test with the whole output when it is not JSON. */
 export function parseDriftJson(result: CliResult): DriftReport {
