@@ -38,11 +38,11 @@ export interface IgnoredReport {
  */
 export function applyIgnoreRules(report: DriftReport, rules: ReadonlyArray<IgnoreRule>, now: Date): IgnoredReport {
   const expired = rules.filter((rule) => isRuleExpired(rule, now));
-  const live = rules.filter((rule) => !isRuleExpired(rule, now));
+  const candidatesOf = ruleIndex(rules.filter((rule) => !isRuleExpired(rule, now)));
   let ignored = 0;
   const resources = report.resources.map((resource): DriftResource => {
     if (resource.ignoredBy) return resource;
-    const rule = live.find((candidate) => ruleAccepts(candidate, resource));
+    const rule = candidatesOf(resource.address).find((candidate) => ruleAccepts(candidate, resource));
     if (!rule) return resource;
     ignored += 1;
     return { ...resource, ignoredBy: { file: rule.file, line: rule.line, reason: rule.reason } };
@@ -57,5 +57,29 @@ export function applyIgnoreRules(report: DriftReport, rules: ReadonlyArray<Ignor
     }),
     expired,
     ignored,
+  };
+}
+
+/**
+ * The rules that may accept an address, in their order: those whose address is a glob, and those
+ * that name exactly this address (looked up, not matched one by one: a baseline holds a rule per
+ * finding, and a report of thousands of findings would otherwise match every rule against every
+ * resource).
+ */
+function ruleIndex(rules: ReadonlyArray<IgnoreRule>): (address: string) => ReadonlyArray<IgnoreRule> {
+  const isGlob = (address: string) => address.includes("*") || address.includes("?");
+  const order = new Map(rules.map((rule, index) => [rule, index] as const));
+  const globs = rules.filter((rule) => isGlob(rule.address));
+  const exact = new Map<string, IgnoreRule[]>();
+  for (const rule of rules) {
+    if (isGlob(rule.address)) continue;
+    const list = exact.get(rule.address);
+    if (list) list.push(rule);
+    else exact.set(rule.address, [rule]);
+  }
+  return (address) => {
+    const named = exact.get(address);
+    if (named === undefined) return globs;
+    return [...named, ...globs].sort((a, b) => order.get(a)! - order.get(b)!);
   };
 }

@@ -274,6 +274,22 @@ describe("applyIgnoreRules", () => {
     expect(twice.report.resources[0]!.ignoredBy).toEqual({ file: "a.yaml", line: 1, reason: "first" });
     expect(driftExitCode(twice.report)).toBe(0);
   });
+
+  it("marks each finding with the first rule in order that accepts it, whether that rule names the address or globs it", () => {
+    const rules = rulesOf([
+      "- {address: \"Route/api/*\", outcomes: [missing], reason: glob first}",
+      "- {address: \"Route/api/GET /a\", reason: exact second}",
+      "- {address: \"Route/api/GET /?\", reason: glob third}",
+      "",
+    ].join("\n"));
+    const { report: marked } = applyIgnoreRules(report([
+      resource("Route/api/GET /a", "missing"),
+      resource("Route/api/GET /a", "unmanaged"),
+      resource("Route/api/GET /b", "unmanaged"),
+      resource("Route/api/GET /cc", "unmanaged"),
+    ]), rules, new Date());
+    expect(marked.resources.map((resource) => resource.ignoredBy?.reason ?? null)).toEqual(["glob first", "exact second", "glob third", null]);
+  });
 });
 
 describe("foldIgnoreFiles", () => {
