@@ -2,6 +2,7 @@ import { liveKeyOf } from "../live-keys.js";
 import { ROUTE_RULES, routeModel } from "../../desired/kinds/route.js";
 import type { z } from "zod";
 import type { RouteDocument, RouteTarget } from "../../desired/schema.js";
+import { resourceTypeOf } from "../../desired/terraform-attributes.js";
 import { ROUTE_FIELDS, routeServerDefaults, type Route } from "../../contract/gateway.js";
 import { fieldOrder, exportedSpec, terraformSlug } from "../export-fields.js";
 import { collect, isAmbiguousWrite, isConflict } from "../../clients/index.js";
@@ -135,7 +136,7 @@ export const routeEngine = {
     },
     reference(field, value) {
       if (field !== "target" || typeof value !== "object" || value === null || !("integration" in value)) return undefined;
-      return { type: "converge_integration", name: String(value.integration), attribute: "integration_id", prefix: "integrations/" };
+      return { type: resourceTypeOf("Integration"), name: String(value.integration), attribute: "integration_id", prefix: "integrations/" };
     },
   },
   flowPaths: [["spec", "target"]],
