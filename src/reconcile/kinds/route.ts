@@ -10,7 +10,7 @@ import { bodyOf, diffFields, patchOf } from "../diff.js";
 import { PHASE, type ActionRequest, type FieldChange, type LiveState } from "../model.js";
 import { creationChanges, decide, type ApplyContext, type ExportableApi, type KindEngine, type ProtectionContext, type ExportedDocument } from "./kind-engine.js";
 import { resolveGatewayDocument, routeAddress } from "./gateway-common.js";
-import { integrationIds } from "./integration-identity.js";
+import { integrationIds, resolvedIntegrationId } from "./integration-identity.js";
 
 const sortedSet = (value: unknown) => (Array.isArray(value) ? [...value].sort() : value);
 
@@ -48,7 +48,7 @@ export const routeEngine = {
     let targetIntegration: string | undefined;
     if (spec.target === null || typeof spec.target === "string") target = spec.target;
     else if (spec.target) {
-      const id = context.integrationIdOf(apiId, spec.target.integration);
+      const id = resolvedIntegrationId(context, apiId, spec.target.integration);
       if (id === undefined || id === "pending") targetIntegration = spec.target.integration;
       else target = `integrations/${id}`;
     }
