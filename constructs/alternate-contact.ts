@@ -3,6 +3,7 @@ import { z } from "zod";
 import { AccountId } from "../src/contract/account.js";
 import { ALTERNATE_CONTACT_SERVICE_NAMES } from "../src/desired/kinds/alternate-contact.js";
 import { AlternateContactSpec } from "../src/desired/schema.js";
+import { resourceTypeOf } from "../src/desired/terraform-attributes.js";
 import { ConvergeResource } from "./converge-resource.js";
 import { accountAttribute, naturalImportIdOf, specAttributes } from "./provider-vehicle.js";
 
@@ -45,7 +46,7 @@ export class AlternateContact extends ConvergeResource {
       schema: PresentAlternateContactDocument,
       provider: () => {
         const { attributes, ignoreChanges } = specAttributes(spec, AlternateContactSpec.shape, { serviceNames: ALTERNATE_CONTACT_SERVICE_NAMES });
-        return { block: "resource", type: "converge_alternate_contact", attributes: { ...accountAttribute(account), ...attributes }, ignoreChanges, naturalImportId: naturalImportIdOf(account, spec.type) };
+        return { block: "resource", type: resourceTypeOf("AlternateContact"), attributes: { ...accountAttribute(account), ...attributes }, ignoreChanges, naturalImportId: naturalImportIdOf(account, spec.type) };
       },
     });
   }

@@ -1,7 +1,7 @@
 import type { Construct } from "constructs";
 import { describeApiRef } from "../src/desired/api-ref.js";
 import { ApiDocument, type ApiRef } from "../src/desired/schema.js";
-import { HEAD_ATTRIBUTES } from "../src/desired/terraform-attributes.js";
+import { dataSourceTypeOf, HEAD_ATTRIBUTES } from "../src/desired/terraform-attributes.js";
 import type { ProtocolType } from "../src/contract/gateway.js";
 import { ConvergeResource } from "./converge-resource.js";
 import { protocolMismatchCondition, pruneWithProvider } from "./errors.js";
@@ -36,7 +36,7 @@ export class Api extends ConvergeResource {
         if (prune === true) return { refused: [pruneWithProvider(prune)] };
         return {
           block: "data",
-          type: "converge_api",
+          type: dataSourceTypeOf("api"),
           attributes: typeof api === "object" && api !== null ? { name: templateLiteral(api.name) } : { [HEAD_ATTRIBUTES.api]: templateLiteral(api) },
           postconditions: protocolType === undefined ? [] : [{
             condition: `\${self.protocol_type == ${JSON.stringify(templateLiteral(protocolType))}}`,

@@ -1,6 +1,6 @@
 import type { Construct } from "constructs";
 import { IntegrationDocument, IntegrationSpec, type ApiRef } from "../src/desired/schema.js";
-import { HEAD_ATTRIBUTES, naturalImportId } from "../src/desired/terraform-attributes.js";
+import { HEAD_ATTRIBUTES, naturalImportId, resourceTypeOf } from "../src/desired/terraform-attributes.js";
 import { NATURAL_KEY_FIELDS } from "../src/desired/kinds/integration.js";
 import { ConvergeResource } from "./converge-resource.js";
 import { specAttributes } from "./provider-vehicle.js";
@@ -78,7 +78,7 @@ export class Integration extends ConvergeResource {
         const apiId = context.apiId(api);
         return {
           block: "resource",
-          type: "converge_integration",
+          type: resourceTypeOf("Integration"),
           attributes: { [HEAD_ATTRIBUTES.api]: apiId, ...attributes },
           ignoreChanges,
           importId: spec.integrationId !== undefined ? `${apiId}/${spec.integrationId}` : undefined,

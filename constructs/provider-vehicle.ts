@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Construct, IConstruct } from "constructs";
 import type { z } from "zod";
-import { attributeValue, fieldAttribute, HEAD_ATTRIBUTES } from "../src/desired/terraform-attributes.js";
+import { attributeValue, dataSourceTypeOf, fieldAttribute, HEAD_ATTRIBUTES } from "../src/desired/terraform-attributes.js";
 import { createProviderElement, templateLiteral, type Condition } from "./vehicle.js";
 
 /**
@@ -88,6 +88,9 @@ export function attributeReference(address: string, attribute: string): string {
   return `\${${address}.${attribute}}`;
 }
 
+/** The data source an API is read by (`converge_api`). */
+const API_DATA_SOURCE = dataSourceTypeOf("api");
+
 /** The stack's lookups of APIs by name: per ConvergeConfig, API name → terraform name of its `converge_api` data source. */
 const lookups = new WeakMap<IConstruct, Map<string, string>>();
 
@@ -100,7 +103,7 @@ function apiLookup(config: Construct, name: string): string {
     const plain = name.replace(/[^A-Za-z0-9_-]/g, "_");
     // a name with other characters gets a hash, so that "a b" and "a_b" stay two lookups
     terraformName = `api_${plain}${plain === name && name !== "" ? "" : `_${createHash("sha256").update(name).digest("hex").slice(0, 8)}`}`;
-    createProviderElement(config, terraformName, { block: "data", type: "converge_api", name: terraformName, attributes: { name: templateLiteral(name) } });
+    createProviderElement(config, terraformName, { block: "data", type: API_DATA_SOURCE, name: terraformName, attributes: { name: templateLiteral(name) } });
     byName.set(name, terraformName);
   }
   return terraformName;
@@ -110,10 +113,10 @@ function apiLookup(config: Construct, name: string): string {
 export function apiIdOf(config: Construct, api: unknown): string {
   if (typeof api !== "object" || api === null) return templateLiteral(api) as string;
   const name = (api as { name?: unknown }).name;
-  return attributeReference(`data.converge_api.${apiLookup(config, typeof name === "string" ? name : "")}`, HEAD_ATTRIBUTES.api);
+  return attributeReference(`data.${API_DATA_SOURCE}.${apiLookup(config, typeof name === "string" ? name : "")}`, HEAD_ATTRIBUTES.api);
 }
 
 /** The terraform addresses of a stack's lookups of APIs by name, with the name each reads. */
 export function apiLookupsOf(config: IConstruct): ReadonlyArray<{ readonly address: string; readonly name: string }> {
-  return [...(lookups.get(config) ?? new Map<string, string>())].map(([name, terraformName]) => ({ address: `data.converge_api.${terraformName}`, name }));
+  return [...(lookups.get(config) ?? new Map<string, string>())].map(([name, terraformName]) => ({ address: `data.${API_DATA_SOURCE}.${terraformName}`, name }));
 }

@@ -1,6 +1,7 @@
 import type { Construct } from "constructs";
 import { REGION_OPT_IN_SERVICE_NAMES } from "../src/desired/kinds/region-opt-in.js";
 import { RegionOptInDocument } from "../src/desired/schema.js";
+import { resourceTypeOf } from "../src/desired/terraform-attributes.js";
 import { ConvergeResource } from "./converge-resource.js";
 import { accountAttribute, naturalImportIdOf, specAttributes } from "./provider-vehicle.js";
 
@@ -29,7 +30,7 @@ export class RegionOptIn extends ConvergeResource {
       schema: RegionOptInDocument,
       provider: () => {
         const { attributes, ignoreChanges } = specAttributes(spec, RegionOptInDocument.shape.spec.shape, { serviceNames: REGION_OPT_IN_SERVICE_NAMES });
-        return { block: "resource", type: "converge_region_opt_in", attributes: { ...accountAttribute(account), ...attributes }, ignoreChanges, naturalImportId: naturalImportIdOf(account, spec.region) };
+        return { block: "resource", type: resourceTypeOf("RegionOptIn"), attributes: { ...accountAttribute(account), ...attributes }, ignoreChanges, naturalImportId: naturalImportIdOf(account, spec.region) };
       },
     });
   }

@@ -2,7 +2,7 @@ import type { Construct } from "constructs";
 import { RouteDocument, RouteSpec, type ApiRef } from "../src/desired/schema.js";
 import { renderValue } from "../src/contract/field-issues.js";
 import { apiRefKey, describeApiRef } from "../src/desired/api-ref.js";
-import { fieldAttribute, HEAD_ATTRIBUTES, naturalImportId } from "../src/desired/terraform-attributes.js";
+import { fieldAttribute, HEAD_ATTRIBUTES, naturalImportId, resourceTypeOf } from "../src/desired/terraform-attributes.js";
 import { ConvergeResource } from "./converge-resource.js";
 import { attributeReference, specAttributes, type ProviderContext, type ProviderDeclaration } from "./provider-vehicle.js";
 import { templateLiteral } from "./vehicle.js";
@@ -88,7 +88,7 @@ function routeOnProvider(props: RouteProps, context: ProviderContext): ProviderD
   const apiId = context.apiId(api);
   return {
     block: "resource",
-    type: "converge_route",
+    type: resourceTypeOf("Route"),
     attributes: { [HEAD_ATTRIBUTES.api]: apiId, ...attributes },
     ignoreChanges,
     importId: routeId !== undefined ? `${apiId}/${routeId}` : undefined,

@@ -5,7 +5,7 @@ import type { Construct, IConstruct } from "constructs";
 import * as cdktf from "cdktf";
 import * as cdktfSynthesizer from "cdktf/lib/synthesize/synthesizer.js";
 import { provider as nullProvider, resource as nullResource } from "@cdktf/provider-null";
-import { PROVIDER_SOURCE } from "../src/desired/terraform-attributes.js";
+import { PROVIDER_NAME, PROVIDER_SOURCE } from "../src/desired/terraform-attributes.js";
 
 /**
  * The one module that touches cdktf, its maintained fork cdktn, and @cdktf/provider-null
@@ -97,7 +97,7 @@ interface ConvergeElements {
 
 /** The classes of converge's provider's elements, on `library`'s base classes. */
 function convergeElements(library: Library): ConvergeElements {
-  const metadata = { providerName: "converge" };
+  const metadata = { providerName: PROVIDER_NAME };
   class ConvergeTerraformResource extends library.TerraformResource {
     readonly #attributes: Readonly<Record<string, unknown>>;
     constructor(scope: Construct, id: string, type: string, attributes: Readonly<Record<string, unknown>>, lifecycle: cdktf.TerraformResourceLifecycle | undefined) {
@@ -121,7 +121,7 @@ function convergeElements(library: Library): ConvergeElements {
   class ConvergeProvider extends library.TerraformProvider {
     readonly #attributes: Readonly<Record<string, unknown>>;
     constructor(scope: Construct, id: string, attributes: Readonly<Record<string, unknown>>) {
-      super(scope, id, { terraformResourceType: "converge", terraformGeneratorMetadata: metadata, terraformProviderSource: PROVIDER_SOURCE });
+      super(scope, id, { terraformResourceType: PROVIDER_NAME, terraformGeneratorMetadata: metadata, terraformProviderSource: PROVIDER_SOURCE });
       this.#attributes = attributes;
     }
     protected override synthesizeAttributes(): Record<string, unknown> {

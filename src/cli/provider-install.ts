@@ -4,6 +4,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { PROVIDER_SOURCE } from "../desired/terraform-attributes.js";
+import { executableName } from "./release/release-names.js";
 
 /**
  * Where the mirror holds the provider: under the host the short source address stands for, which is
@@ -78,7 +79,7 @@ export function installProvider(options: { readonly mirror?: string | undefined;
   const version = convergeVersion();
   const platform = terraformPlatform();
   const packaged = options.wrapper ? undefined : packagedExecutable(options.from, platform, version);
-  const [executable, ...others] = PROVIDER_HOST_PATHS.map((hostPath) => join(mirror, hostPath, version, platform, `terraform-provider-converge_v${version}`));
+  const [executable, ...others] = PROVIDER_HOST_PATHS.map((hostPath) => join(mirror, hostPath, version, platform, executableName(version)));
   for (const path of [executable!, ...others]) {
     mkdirSync(dirname(path), { recursive: true });
     const partial = `${path}.${process.pid}.partial`;
@@ -92,7 +93,7 @@ export function installProvider(options: { readonly mirror?: string | undefined;
 
 /** The executable `converge provider package` built in `from` for this platform and version; none (the wrapper, then) when `from` is not given and nothing is built in the default directory. */
 function packagedExecutable(from: string | undefined, platform: string, version: string): string | undefined {
-  const file = join(from ?? DEFAULT_RELEASE_DIR, "executables", platform, `terraform-provider-converge_v${version}`);
+  const file = join(from ?? DEFAULT_RELEASE_DIR, "executables", platform, executableName(version));
   if (existsSync(file)) return file;
   if (from === undefined) return undefined;
   throw new Error(`--from ${from} has no executable for ${platform} at version ${version} (expected ${file}): run converge provider package --out ${from} first`);

@@ -12,16 +12,25 @@ import type { HclBodyItem } from "./hcl-writer.js";
  */
 
 /**
- * The source address of converge's terraform provider (`source = "converge/converge"` in
- * `required_providers`): what `converge provider install` installs and what the constructs'
- * provider vehicle declares. Under it, terraform's registry host and OpenTofu's.
+ * The name of converge's terraform provider: its local name in `required_providers`, its type and
+ * namespace in its source address, and the prefix of every resource and data source type it has
+ * (`converge_route`, `converge_api`). Every one of those names is built from it here; no other
+ * file writes one (test/architecture/layers.test.ts checks it).
  */
-export const PROVIDER_SOURCE = "converge/converge";
+export const PROVIDER_NAME = "converge";
+
+/**
+ * The source address of converge's terraform provider (`source = "converge/converge"` in
+ * `required_providers`, namespace and type both PROVIDER_NAME): what `converge provider install`
+ * installs and what the constructs' provider vehicle declares. Under it, terraform's registry host
+ * and OpenTofu's.
+ */
+export const PROVIDER_SOURCE = `${PROVIDER_NAME}/${PROVIDER_NAME}`;
 
 /** The `terraform { required_providers { converge = ... } }` block (HCL, src/desired/hcl-writer.ts), with a version when given. */
 export function requiredProvidersBlock(version?: string): HclBodyItem {
   const converge = { source: PROVIDER_SOURCE, ...(version !== undefined ? { version } : {}) };
-  return { block: "terraform", body: [{ block: "required_providers", body: [{ attribute: "converge", value: converge }] }] };
+  return { block: "terraform", body: [{ block: "required_providers", body: [{ attribute: PROVIDER_NAME, value: converge }] }] };
 }
 
 /** `integrationUri` → `integration_uri`, `AlternateContactType` → `alternate_contact_type`. */
@@ -34,14 +43,19 @@ export function camelCase(attribute: string): string {
   return attribute.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 }
 
-/** terraform's type of a kind's resource: `converge_` and the kind's snake_case (`Route` → `converge_route`, `RegionOptIn` → `converge_region_opt_in`). */
+/** terraform's type of a kind's resource: the provider's name, `_` and the kind's snake_case (`Route` → `converge_route`, `RegionOptIn` → `converge_region_opt_in`). */
 export function resourceTypeOf(kind: string): string {
-  return `converge_${snakeCase(kind)}`;
+  return providerTypeOf(kind);
 }
 
-/** terraform's type of one of the provider's data sources: `converge_` and its name's snake_case (`api` → `converge_api`). */
+/** terraform's type of one of the provider's data sources: the provider's name, `_` and its name's snake_case (`api` → `converge_api`). */
 export function dataSourceTypeOf(name: string): string {
-  return `converge_${snakeCase(name)}`;
+  return providerTypeOf(name);
+}
+
+/** terraform's rule for the types of a provider's resources and data sources: its name as their prefix. */
+function providerTypeOf(name: string): string {
+  return `${PROVIDER_NAME}_${snakeCase(name)}`;
 }
 
 /** The attributes of a document's head fields: the API a route or integration belongs to, the account of a contact or Region. */

@@ -8,34 +8,10 @@ import { readKeyText } from "../desired/read-key.js";
 import type { ApiRef, Kind } from "../desired/schema.js";
 import type { ProtocolType } from "../contract/gateway.js";
 import { allEngines, engineForOp, engineOf, kindsInPlanOrder, needsOfDocument } from "./kinds/registry.js";
-import type { Claim, ClaimCollection, PlanContext } from "./kinds/kind-engine.js";
+import type { Claim, ClaimCollection, PlanContext, PlanOptions } from "./kinds/kind-engine.js";
 import { PLAN_FORMAT_VERSION, summarize, type LiveNeed, type LiveState, type Plan, type PlannedAction } from "./model.js";
 import { applyProtections } from "./protections.js";
 import { liveKeyOf, type LiveKey } from "./live-keys.js";
-
-export interface PlanOptions {
-  /** Prune every API an `Api` document declares, as if each said `prune: true`. */
-  readonly prune?: boolean;
-  /**
-   * Repair identical twins of a declared integration in every API (`--repair-twins`); without it,
-   * only in APIs this plan prunes. See kinds/integration-twins.ts.
-   */
-  readonly repairTwins?: boolean;
-  /** Never plan a twin repair: twins stay an ambiguous match (drift reports what is, and never writes). */
-  readonly refuseTwins?: boolean;
-  /**
-   * `ensure: absent` documents of resources that were declared before and are not any more (a cdktf
-   * stack's previous inventory, src/desired/inventory.ts). Each plans a delete, after everything the
-   * documents plan, and only of a live resource no document claims (the same resource named another
-   * way, say by its API's name instead of its apiId, is kept); one whose API is gone has nothing to delete.
-   */
-  readonly removed?: ReadonlyArray<LoadedDocument>;
-  /**
-   * Live resources another source manages (a terraform state's, `--state`): pruning never deletes
-   * them. They are not claims: a document still matches them (and drift reports both claimants).
-   */
-  readonly managedElsewhere?: ReadonlySet<LiveKey>;
-}
 
 export interface PlanResult {
   readonly plan: Plan;
@@ -196,11 +172,11 @@ function createPlanContext(
     }
     return ids;
   };
-  const integrationNames = new Map<string, string>();
-  const memos = new Map<string, unknown>();
+  const states = new Map<string, unknown>();
   let pruned: Set<string> | undefined;
   const context: PlanContext = {
     live,
+    options,
     prune: options.prune ?? false,
     resolveApi(ref: ApiRef) {
       let apiId: string;
@@ -222,11 +198,9 @@ function createPlanContext(
     },
     declare,
     isClaimed: (collection, apiId, id) => claimed.get(`${collection}/${apiId}`)?.has(id) ?? false,
-    resolveIntegrationName: (apiId, name, integrationId) => void integrationNames.set(`${apiId}/${name}`, integrationId),
-    integrationIdOf: (apiId, name) => integrationNames.get(`${apiId}/${name}`),
-    memo<T>(key: string, build: () => T): T {
-      if (!memos.has(key)) memos.set(key, build());
-      return memos.get(key) as T;
+    state<T>(key: string, create: () => T): T {
+      if (!states.has(key)) states.set(key, create());
+      return states.get(key) as T;
     },
     unclaimed(api, why) {
       const children = allEngines().filter((engine) => engine.unclaimed).sort((a, b) => b.planOrder - a.planOrder);
@@ -239,10 +213,9 @@ function createPlanContext(
         return claim === undefined || !elsewhere.has(liveKeyOf(claim.collection, claim.apiId, claim.id));
       });
     },
-    twinRepair(apiId) {
-      if (options.refuseTwins) return undefined;
+    prunes(apiId) {
       pruned ??= new Set(documents.map((loaded) => engineOf(loaded.document.kind).prunes?.(loaded, context)).filter((id): id is string => id !== undefined));
-      return pruned.has(apiId) ? "pruned" : options.repairTwins ? "repair-twins" : undefined;
+      return pruned.has(apiId);
     },
   };
   return context;

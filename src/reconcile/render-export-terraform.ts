@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { commentedHcl, hclIdentifier, hclReference, hclTemplate, renderHcl, type HclBodyItem, type HclValue } from "../desired/hcl-writer.js";
-import { attributeValue, fieldAttribute, HEAD_ATTRIBUTES, requiredProvidersBlock, resourceTypeOf } from "../desired/terraform-attributes.js";
+import { attributeValue, fieldAttribute, HEAD_ATTRIBUTES, PROVIDER_NAME, requiredProvidersBlock, resourceTypeOf } from "../desired/terraform-attributes.js";
 import { terraformSlug } from "./export-fields.js";
 import type { ExportedDocument, ExportedFile } from "./export.js";
 import type { TerraformExport, TerraformResourceExport } from "./kinds/kind-engine.js";
@@ -63,7 +63,7 @@ function providerBody(): HclBodyItem[] {
     { blank: true },
     {
       block: "provider",
-      labels: ["converge"],
+      labels: [PROVIDER_NAME],
       body: [{ comment: ["endpoint from CONVERGE_ENDPOINT, token from CONVERGE_TOKEN: neither is written here (nor in state)."] }],
     },
   ];

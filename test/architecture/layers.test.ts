@@ -183,6 +183,61 @@ describe("kind and operation names", () => {
 });
 
 /**
+ * One name for every type (docs/manual/layout.md): the provider's name, its source address and the
+ * types of its resources and data sources are built from PROVIDER_NAME in
+ * src/desired/terraform-attributes.ts (`resourceTypeOf`, `dataSourceTypeOf`); a string or template
+ * literal that writes a type itself (`"converge_route"`, `` `data.converge_api.${name}` ``) anywhere
+ * else in src/ or constructs/ fails. Comments may name a type: they are not code.
+ */
+describe("terraform type names", () => {
+  const NAMING_SOURCE = "src/desired/terraform-attributes.ts";
+  // a type begins the literal or follows a dot or a quote; `terraform-provider-converge_v1` names an executable (src/cli/release/release-names.ts)
+  const TYPE_NAME = /(?<![\w-])converge_/;
+
+  function typeNamesWritten(file: string): string[] {
+    const text = readFileSync(join(ROOT, file), "utf8");
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
+    const found: string[] = [];
+    const visit = (node: ts.Node) => {
+      if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) {
+        if (TYPE_NAME.test(node.text)) found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: ${JSON.stringify(node.text)}`);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    return found;
+  }
+
+  it("finds a type name written outside the naming source (the check can fail)", () => {
+    const probe = join(ROOT, "src/reconcile/type-name-probe.ts");
+    writeFileSync(probe, [
+      "// a comment may name converge_route and `converge_api`",
+      'export const type = "converge_route";',
+      "export const other = 'converge_integration';",
+      "export const lookup = (name: string) => `data.converge_api.${name}`;",
+      "export const plain = `converge_region_opt_in`;",
+      'export const executable = "terraform-provider-converge_v1.0.0";',
+      "",
+    ].join("\n"));
+    try {
+      expect(typeNamesWritten("src/reconcile/type-name-probe.ts")).toEqual([
+        'src/reconcile/type-name-probe.ts:2: "converge_route"',
+        'src/reconcile/type-name-probe.ts:3: "converge_integration"',
+        'src/reconcile/type-name-probe.ts:4: "data.converge_api."',
+        'src/reconcile/type-name-probe.ts:5: "converge_region_opt_in"',
+      ]);
+    } finally {
+      rmSync(probe);
+    }
+  });
+
+  it("writes terraform type names only in src/desired/terraform-attributes.ts", () => {
+    expect(FILES).toContain(NAMING_SOURCE);
+    expect(FILES.filter((file) => file !== NAMING_SOURCE).flatMap(typeNamesWritten)).toEqual([]);
+  });
+});
+
+/**
  * Comments and docs cite only files in the repository (README sections, files of the tree): a clone
  * has no design notes or spec pages beside it, so a reference to one is a dead end for its reader.
  */

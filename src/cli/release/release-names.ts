@@ -1,6 +1,8 @@
+import { PROVIDER_NAME } from "../../desired/terraform-attributes.js";
+
 /** The provider's type, namespace and origin registry host, as its source address `converge/converge` means them. */
-export const PROVIDER_TYPE = "converge";
-export const PROVIDER_NAMESPACE = "converge";
+export const PROVIDER_TYPE = PROVIDER_NAME;
+export const PROVIDER_NAMESPACE = PROVIDER_NAME;
 export const PROVIDER_HOST = "registry.terraform.io";
 
 /** `terraform-provider-converge_VERSION_OS_ARCH.zip`: a release archive. */

@@ -2,6 +2,7 @@ import { liveKeyOf } from "../live-keys.js";
 import { apiModel } from "../../desired/kinds/api.js";
 import { problemAt } from "../../desired/kinds/kind-model.js";
 import type { ApiDocument } from "../../desired/schema.js";
+import { dataSourceTypeOf } from "../../desired/terraform-attributes.js";
 import type { KindEngine, ExportedDocument } from "./kind-engine.js";
 
 /**
@@ -53,6 +54,6 @@ export const apiEngine = {
 
   exportOrder: 0,
   /** The API's own document: its protocol, without `prune` (routes and integrations added later are left alone). */
-  terraformExport: { dataSource: "converge_api" },
+  terraformExport: { dataSource: dataSourceTypeOf("api") },
   exportApi: (api) => ({ documents: [{ kind: "Api", api: api.apiId, spec: { protocolType: api.protocolType } } satisfies ExportedDocument] }),
 } satisfies KindEngine<ApiDocument, never>;

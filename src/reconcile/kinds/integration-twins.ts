@@ -57,7 +57,7 @@ export function resolveTwins(
   candidates: ReadonlyArray<Integration>,
   context: PlanContext,
 ): { readonly survivor: Integration } | { readonly hint: string } {
-  const order = context.memo(`integration-order/${apiId}`, () =>
+  const order = context.state(`integration-order/${apiId}`, () =>
     new Map(context.live.apis[apiId]!.integrations.map((live, index) => [live.integrationId, index])));
   const [survivor, ...losers] = [...candidates].sort((a, b) => order.get(a.integrationId)! - order.get(b.integrationId)!) as [Integration, ...Integration[]];
   const managed = candidates.filter((candidate) => candidate.apiGatewayManaged);
@@ -70,7 +70,7 @@ export function resolveTwins(
     return { hint: ` (they are not identical twins: ${different.integrationId} differs from ${survivor.integrationId} `
       + `in ${twinDifferences(survivor, different).join(", ")})` };
   }
-  const why = context.twinRepair(apiId);
+  const why = twinRepairOf(apiId, context);
   if (loaded.document.ensure !== "present") return { hint: "" };
   if (why === undefined) {
     return { hint: ` (they are identical twins, equal in every field but integrationId: converge apply repairs them, `
@@ -121,7 +121,17 @@ export function twinRepairActions(planned: ReadonlyArray<PlannedAction>, context
   return actions;
 }
 
+/**
+ * Why identical twins of a declared integration in this API plan as a repair: the API is pruned
+ * (`kind: Api` with prune, or --prune), or --repair-twins; undefined: they stay an ambiguous match
+ * (always with PlanOptions.refuseTwins).
+ */
+function twinRepairOf(apiId: string, context: PlanContext): TwinGroup["why"] | undefined {
+  if (context.options.refuseTwins) return undefined;
+  return context.prunes(apiId) ? "pruned" : context.options.repairTwins ? "repair-twins" : undefined;
+}
+
 /** The twins recorded while planning, for twinRepairActions once every document is planned. */
 function recordedTwins(context: PlanContext): TwinGroup[] {
-  return context.memo("integration-twins", (): TwinGroup[] => []);
+  return context.state("integration-twins", (): TwinGroup[] => []);
 }

@@ -14,7 +14,7 @@ import { PHASE, type ActionRequest } from "../model.js";
 import { creationChanges, decide, type ApplyContext, type ExportableApi, type KindEngine, type PlanContext, type ExportedDocument } from "./kind-engine.js";
 import { resolveGatewayDocument, integrationAddress } from "./gateway-common.js";
 import { settleCreatedTwins } from "./integration-created-twins.js";
-import { createdIntegrations, integrationIds, matchesNaturalKey } from "./integration-identity.js";
+import { createdIntegrations, integrationIds, matchesNaturalKey, resolveIntegrationName } from "./integration-identity.js";
 import type { IntegrationRequest } from "./integration-request.js";
 import { resolveTwins, twinRepairActions } from "./integration-twins.js";
 import { routesTargeting } from "./route.js";
@@ -63,12 +63,12 @@ export const integrationEngine = {
         }
         const problems = protocolType ? protocolProblems(loaded, INTEGRATION_RULES, protocolType, true) : [];
         if (problems.length > 0) return { problems };
-        context.resolveIntegrationName(apiId, document.name, "pending");
+        resolveIntegrationName(context, apiId, document.name, "pending");
         const body = bodyOf(spec, ["integrationId"]);
         return { changes: creationChanges(body), request: { op: "createIntegration", apiId, name: document.name, body } };
       },
       compare(live) {
-        context.resolveIntegrationName(apiId, document.name, live.integrationId);
+        resolveIntegrationName(context, apiId, document.name, live.integrationId);
         const changes = diffFields(spec, live as Record<string, unknown>, { defaults: integrationServerDefaults(protocolType), ignore: ["integrationId"] });
         return {
           changes,
@@ -183,7 +183,7 @@ function matchIntegration(
   const spec = document.spec as Record<string, unknown>;
   if (document.spec.integrationId !== undefined) return { match: integrations.find((live) => live.integrationId === document.spec.integrationId) };
   // most documents set integrationUri: look at the live integrations with that URI only
-  const byUri = context.memo(`integrations-by-uri/${apiId}`, () => {
+  const byUri = context.state(`integrations-by-uri/${apiId}`, () => {
     const index = new Map<string, Integration[]>();
     for (const live of integrations) {
       const uri = live.integrationUri ?? "";

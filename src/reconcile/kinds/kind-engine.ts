@@ -6,12 +6,40 @@ import type { LoadedDocument } from "../../desired/loaded-document.js";
 import type { AccountKey } from "../../desired/read-key.js";
 import type { AnyDocument, ApiRef, Document } from "../../desired/schema.js";
 import type { ProtocolType } from "../../contract/gateway.js";
+import type { LiveKey } from "../live-keys.js";
 import type { ActionRequest, FieldChange, LiveApi, LiveNeed, LiveState, PlannedAction } from "../model.js";
 import type { Progress } from "../progress.js";
+
+/** How a plan is made (src/reconcile/plan.ts); the kinds read their own settings from it (PlanContext.options). */
+export interface PlanOptions {
+  /** Prune every API an `Api` document declares, as if each said `prune: true`. */
+  readonly prune?: boolean;
+  /**
+   * Repair identical twins of a declared integration in every API (`--repair-twins`); without it,
+   * only in APIs this plan prunes. See integration-twins.ts.
+   */
+  readonly repairTwins?: boolean;
+  /** Never plan a twin repair: twins stay an ambiguous match (drift reports what is, and never writes). */
+  readonly refuseTwins?: boolean;
+  /**
+   * `ensure: absent` documents of resources that were declared before and are not any more (a cdktf
+   * stack's previous inventory, src/desired/inventory.ts). Each plans a delete, after everything the
+   * documents plan, and only of a live resource no document claims (the same resource named another
+   * way, say by its API's name instead of its apiId, is kept); one whose API is gone has nothing to delete.
+   */
+  readonly removed?: ReadonlyArray<LoadedDocument>;
+  /**
+   * Live resources another source manages (a terraform state's, `--state`): pruning never deletes
+   * them. They are not claims: a document still matches them (and drift reports both claimants).
+   */
+  readonly managedElsewhere?: ReadonlySet<LiveKey>;
+}
 
 /** What a kind's planning sees besides its own document. Planning never calls anything. */
 export interface PlanContext {
   readonly live: LiveState;
+  /** The options plan was called with (kinds read their own settings from them). */
+  readonly options: PlanOptions;
   /** Pruning requested for every `Api` document (`--prune`). */
   readonly prune: boolean;
   /** The API a reference resolves to, or a problem message (not found, ambiguous name). */
@@ -25,19 +53,15 @@ export interface PlanContext {
    * that claim nothing (contacts, Regions, APIs) declare their live resource when it exists.
    */
   declare(key: string): void;
-  /** Records which live integration a logical name resolved to (`pending` when it will be created). */
-  resolveIntegrationName(apiId: string, name: string, integrationId: string | "pending"): void;
-  integrationIdOf(apiId: string, name: string): string | "pending" | undefined;
-  /** A lookup table over live state built once per plan. */
-  memo<T>(key: string, build: () => T): T;
+  /**
+   * State a kind keeps for the length of one plan, created once per key on first use: a lookup
+   * table over live state, or what planning one document records for another's (as ApplyContext.state).
+   */
+  state<T>(key: string, create: () => T): T;
   /** The deletes of every live child of an API (route, integration) no document claimed, children others reference last. */
   unclaimed(api: LiveApi, why: PruneReason): PlannedAction[];
-  /**
-   * Why identical twins of a declared integration in this API plan as a repair (integration-twins.ts):
-   * the API is pruned (`kind: Api` with prune, or --prune), or --repair-twins; undefined: they stay
-   * an ambiguous match.
-   */
-  twinRepair(apiId: string): "pruned" | "repair-twins" | undefined;
+  /** Whether a document of this plan prunes the API (an owning kind's `prunes`: `kind: Api` with prune, or --prune). */
+  prunes(apiId: string): boolean;
 }
 
 /**

@@ -2,6 +2,7 @@ import { liveKeyOf } from "../live-keys.js";
 import { ROUTE_RULES, routeModel } from "../../desired/kinds/route.js";
 import type { z } from "zod";
 import type { RouteDocument, RouteTarget } from "../../desired/schema.js";
+import { resourceTypeOf } from "../../desired/terraform-attributes.js";
 import { ROUTE_FIELDS, routeServerDefaults, type Route } from "../../contract/gateway.js";
 import { fieldOrder, exportedSpec, terraformSlug } from "../export-fields.js";
 import { collect, isAmbiguousWrite, isConflict } from "../../clients/index.js";
@@ -9,7 +10,7 @@ import { bodyOf, diffFields, patchOf } from "../diff.js";
 import { PHASE, type ActionRequest, type FieldChange, type LiveState } from "../model.js";
 import { creationChanges, decide, type ApplyContext, type ExportableApi, type KindEngine, type ProtectionContext, type ExportedDocument } from "./kind-engine.js";
 import { resolveGatewayDocument, routeAddress } from "./gateway-common.js";
-import { integrationIds } from "./integration-identity.js";
+import { integrationIds, resolvedIntegrationId } from "./integration-identity.js";
 
 const sortedSet = (value: unknown) => (Array.isArray(value) ? [...value].sort() : value);
 
@@ -47,7 +48,7 @@ export const routeEngine = {
     let targetIntegration: string | undefined;
     if (spec.target === null || typeof spec.target === "string") target = spec.target;
     else if (spec.target) {
-      const id = context.integrationIdOf(apiId, spec.target.integration);
+      const id = resolvedIntegrationId(context, apiId, spec.target.integration);
       if (id === undefined || id === "pending") targetIntegration = spec.target.integration;
       else target = `integrations/${id}`;
     }
@@ -135,7 +136,7 @@ export const routeEngine = {
     },
     reference(field, value) {
       if (field !== "target" || typeof value !== "object" || value === null || !("integration" in value)) return undefined;
-      return { type: "converge_integration", name: String(value.integration), attribute: "integration_id", prefix: "integrations/" };
+      return { type: resourceTypeOf("Integration"), name: String(value.integration), attribute: "integration_id", prefix: "integrations/" };
     },
   },
   flowPaths: [["spec", "target"]],
