@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createScanner, SyntaxKind } from "jsonc-parser";
 import { loadAll } from "js-yaml";
-import { lexedNestingOffset } from "../../../src/input-limits/lexed-nesting.js";
+import { lexedNestingOffset } from "../../support/lexed-nesting.js";
 import { MAX_NESTING_DEPTH, excessiveNestingOffset } from "../../../src/input-limits/nesting.js";
 import { writeScaledEstate } from "../estate.js";
 import type { BenchExperiment } from "../experiment.js";
@@ -33,7 +33,7 @@ function timed(scan: Scan, text: string): { ms: number; offset: number | undefin
 
 /**
  * Issue 33: the nesting guard alone, the hand-written scanner (src/input-limits/nesting.ts) against
- * the count read from the yaml library's lexer (src/input-limits/lexed-nesting.ts) and, on JSON,
+ * the count read from the yaml library's lexer (test/support/lexed-nesting.ts) and, on JSON,
  * jsonc-parser's scanner: the 4,640-document estate's YAML, and the same documents as JSON, in the
  * same process, the scans of each round one after the other (medians of the rounds).
  */

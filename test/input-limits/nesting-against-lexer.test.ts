@@ -3,7 +3,7 @@ import fc from "fast-check";
 import type * as JsYaml from "js-yaml";
 import { Document, isNode, visit } from "yaml";
 import { describe, expect, it } from "vitest";
-import { lexedNestingOffset } from "../../src/input-limits/lexed-nesting.js";
+import { lexedNestingOffset } from "../support/lexed-nesting.js";
 import { MAX_NESTING_DEPTH, excessiveNestingOffset } from "../../src/input-limits/nesting.js";
 
 /**
