@@ -16,6 +16,25 @@ const DOCUMENT = "\x02";
 const FLOW_END = "\x18";
 const SCALAR = "\x1f";
 
+const TAB = 0x09;
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
+const BANG = 0x21;
+const HASH = 0x23;
+const PERCENT = 0x25;
+const AMPERSAND = 0x26;
+const COMMA = 0x2c;
+const DASH = 0x2d;
+const COLON = 0x3a;
+const GREATER = 0x3e;
+const QUESTION = 0x3f;
+const LBRACKET = 0x5b;
+const RBRACKET = 0x5d;
+const LBRACE = 0x7b;
+const PIPE = 0x7c;
+const RBRACE = 0x7d;
+
 /** Kinds of open flow levels: a list, a mapping, and the single-pair mapping of a `key: value` entry of a list. */
 const FLOW_LIST = 1;
 const FLOW_MAP = 2;
@@ -116,11 +135,11 @@ class NestingCount {
       this.reset();
       return;
     }
-    if (!scalar && (token === "" || char === 0x0a || (char === 0x0d && token === "\r\n"))) {
+    if (!scalar && (token === "" || char === LF || (char === CR && token === "\r\n"))) {
       this.newLine(at + token.length);
       return;
     }
-    if (!scalar && (char === 0x20 || char === 0x09)) return;
+    if (!scalar && (char === SPACE || char === TAB)) return;
     if (this.blockScalar && scalar) {
       this.blockScalar = false;
       this.afterText(token, at);
@@ -137,6 +156,7 @@ class NestingCount {
     if (lastBreak !== -1) this.newLine(at + lastBreak + 1);
   }
 
+  /** A line starts at `at`: what was read on the line before cannot be a key any more. */
   newLine(at: number): void {
     this.lineStart = at;
     this.lineFresh = true;
@@ -144,29 +164,33 @@ class NestingCount {
     this.key = undefined;
   }
 
+  /** Flow context: brackets open and close levels; a `:` or `?` in a list opens the single-pair mapping of its entry. */
   readFlow(token: string, char: number, scalar: boolean, at: number): void {
     const { flow } = this;
     if (scalar || token.length > 1) return;
-    if (char === 0x5b || char === 0x7b) this.openFlow(char === 0x5b ? FLOW_LIST : FLOW_MAP, at);
-    else if (char === 0x5d || char === 0x7d) {
+    if (char === LBRACKET || char === LBRACE) this.openFlow(char === LBRACKET ? FLOW_LIST : FLOW_MAP, at);
+    else if (char === RBRACKET || char === RBRACE) {
       if (flow[flow.length - 1] === FLOW_PAIR) flow.pop();
       flow.pop();
       if (flow.length === 0 && this.flowLine === this.lineStart) this.key = { column: this.flowColumn, at: this.flowAt, inner: this.flowPeak };
-    } else if (char === 0x2c) {
+    } else if (char === COMMA) {
       if (flow[flow.length - 1] === FLOW_PAIR) flow.pop();
-    } else if ((char === 0x3a || char === 0x3f) && flow[flow.length - 1] === FLOW_LIST) this.openFlow(FLOW_PAIR, at);
+    } else if ((char === COLON || char === QUESTION) && flow[flow.length - 1] === FLOW_LIST) this.openFlow(FLOW_PAIR, at);
   }
 
+  /** Block context: entries open collections at their columns; a node followed by `:` on its line is a key. */
   readBlock(token: string, char: number, scalar: boolean, at: number): void {
     const column = at - this.lineStart;
-    if (!scalar && char === 0x23) return;
+    if (!scalar && char === HASH) return;
     if (this.lineFresh) {
       this.lineFresh = false;
-      if (!(!scalar && char === 0x25 && column === 0 && this.columns.length === 0)) this.startLine(column);
+      // a directive (`%YAML 1.2`) before the document is not content
+      const directive = !scalar && char === PERCENT && column === 0 && this.columns.length === 0;
+      if (!directive) this.startLine(column);
     }
     if (this.nodeColumn === -1) this.nodeColumn = column;
-    const indicator = !scalar && token.length === 1 && (char === 0x2d || char === 0x3f || char === 0x3a);
-    if (indicator && char === 0x3a && this.key !== undefined) {
+    const indicator = !scalar && token.length === 1 && (char === DASH || char === QUESTION || char === COLON);
+    if (indicator && char === COLON && this.key !== undefined) {
       // `key: value`: a mapping entry at the key's column
       this.openBlock(this.key.column, false, this.key.at, this.key.inner);
       this.key = undefined;
@@ -176,21 +200,21 @@ class NestingCount {
     this.key = undefined;
     if (indicator) {
       // an anchor or tag before it belongs to the collection: `&a : value` is a mapping at the anchor
-      this.openBlock(this.nodeColumn, char === 0x2d, at);
+      this.openBlock(this.nodeColumn, char === DASH, at);
       this.nodeColumn = -1;
       return;
     }
-    if (!scalar && (char === 0x26 || char === 0x21)) return;
-    if (!scalar && (char === 0x7c || char === 0x3e)) {
+    if (!scalar && (char === AMPERSAND || char === BANG)) return;
+    if (!scalar && (char === PIPE || char === GREATER)) {
       this.blockScalar = true;
       return;
     }
-    if (!scalar && (char === 0x5b || char === 0x7b)) {
+    if (!scalar && (char === LBRACKET || char === LBRACE)) {
       this.flowColumn = column;
       this.flowAt = at;
       this.flowLine = this.lineStart;
       this.flowPeak = 0;
-      this.openFlow(char === 0x5b ? FLOW_LIST : FLOW_MAP, at);
+      this.openFlow(char === LBRACKET ? FLOW_LIST : FLOW_MAP, at);
       return;
     }
     // a plain, quoted or alias node: a key if a `:` follows on this line
