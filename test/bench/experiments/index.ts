@@ -6,9 +6,10 @@ import { driftEstate } from "./drift-estate.js";
 import { driftState } from "./drift-state.js";
 import { exportTerraform } from "./export-terraform.js";
 import { htmlReport } from "./html-report.js";
+import { nestingScan } from "./nesting-scan.js";
 import { reconcileEstate } from "./reconcile-estate.js";
 import { terraformProvider } from "./terraform-provider.js";
 import { validateEstate } from "./validate-estate.js";
 
 /** Every comparison benchmark, in the order they run after the load cases. */
-export const BENCH_EXPERIMENTS: ReadonlyArray<BenchExperiment> = [clientVsAutocannon, validateEstate, reconcileEstate, driftEstate, driftState, htmlReport, cdktfApply, terraformProvider, exportTerraform, buildsCompared];
+export const BENCH_EXPERIMENTS: ReadonlyArray<BenchExperiment> = [clientVsAutocannon, validateEstate, nestingScan, reconcileEstate, driftEstate, driftState, htmlReport, cdktfApply, terraformProvider, exportTerraform, buildsCompared];
