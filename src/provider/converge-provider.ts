@@ -2,7 +2,7 @@ import { invalidRequestTimeout, requestTimeoutMs, timeoutsOfDeadline } from "../
 import type { ApiError } from "../clients/index.js";
 import { apiDataSource } from "./data-sources/api.js";
 import { regionsDataSource } from "./data-sources/regions.js";
-import { resourcesByTypeName } from "./kind-resource.js";
+import { resourcesByTypeName } from "./kind-resource/index.js";
 import type { LiveCache } from "./live-cache.js";
 import { alternateContactResource } from "./resources/alternate-contact.js";
 import { integrationResource } from "./resources/integration.js";

@@ -1,6 +1,6 @@
 import { documentOfAttributes, type TerraformResource } from "../../desired/terraform-resources.js";
 import type { LiveApi, LiveState } from "../../reconcile/model.js";
-import type { KindBinding, Values } from "../kind-resource.js";
+import type { KindBindingCore, Values } from "../kind-resource/index.js";
 import { isUnknown, types, type Schema } from "../runtime/index.js";
 import { attributeOfPath, attributeSchemasOf, type SpecField } from "../terraform-fields.js";
 import { parseImportId } from "./import-id.js";
@@ -32,7 +32,7 @@ export interface GatewayChildOptions<Live extends LiveGatewayChild> {
 
 /** The parts of a binding every child of an API has the same way. */
 export type GatewayChildBinding<Live> = Pick<
-  KindBinding<Live>,
+  KindBindingCore<Live>,
   "kind" | "typeName" | "schema" | "fields" | "identityAttributes" | "document" | "attributeOf" | "liveOf" | "state" | "importId"
 >;
 

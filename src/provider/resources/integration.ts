@@ -4,7 +4,7 @@ import { integrationIds, matchesNaturalKey } from "../../reconcile/kinds/integra
 import type { LiveApi, LiveState } from "../../reconcile/model.js";
 import type { Integration } from "../../contract/gateway.js";
 import { terraformResourceOf } from "../../desired/terraform-resources.js";
-import { kindResource, type KindBinding, type Values } from "../kind-resource.js";
+import { kindResource, type KindBinding, type Values } from "../kind-resource/index.js";
 import { liveValuesOf, specFields } from "../terraform-fields.js";
 import { apiOf, gatewayChild } from "./gateway-child.js";
 import { isNaturalImportId, oneMatch, parseNaturalImportId } from "./natural-import-id.js";

@@ -1,6 +1,6 @@
 import { terraformResourceOf } from "../../desired/terraform-resources.js";
 import type { Region } from "../../contract/account.js";
-import { kindResource, type KindBinding } from "../kind-resource.js";
+import { kindResource, type KindBinding } from "../kind-resource/index.js";
 import { types } from "../runtime/index.js";
 import { specFields } from "../terraform-fields.js";
 import { accountChild } from "./account-child.js";

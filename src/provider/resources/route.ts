@@ -1,7 +1,7 @@
 import { isRouteRequest } from "../../reconcile/kinds/route.js";
 import type { Route } from "../../contract/gateway.js";
 import { terraformResourceOf } from "../../desired/terraform-resources.js";
-import { kindResource, type KindBinding } from "../kind-resource.js";
+import { kindResource, type KindBinding } from "../kind-resource/index.js";
 import { liveValuesOf, specFields } from "../terraform-fields.js";
 import { naturalImportId } from "../../desired/terraform-attributes.js";
 import { apiOf, gatewayChild } from "./gateway-child.js";
