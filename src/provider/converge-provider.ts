@@ -1,8 +1,8 @@
 import { invalidRequestTimeout, requestTimeoutMs, timeoutsOfDeadline } from "../clients/answer-limits.js";
 import type { ApiError } from "../clients/index.js";
-import { apiDataSource } from "./data-sources/api.js";
-import { regionsDataSource } from "./data-sources/regions.js";
-import { resourcesByTypeName } from "./kind-resource.js";
+import { API_DATA_SOURCE, apiDataSource } from "./data-sources/api.js";
+import { REGIONS_DATA_SOURCE, regionsDataSource } from "./data-sources/regions.js";
+import { resourcesByTypeName } from "./kind-resource/index.js";
 import type { LiveCache } from "./live-cache.js";
 import { alternateContactResource } from "./resources/alternate-contact.js";
 import { integrationResource } from "./resources/integration.js";
@@ -156,7 +156,7 @@ export const convergeProvider: ProviderDefinition<Schema, ConvergeSession> = {
   },
   resources: resourcesByTypeName([alternateContactResource, regionOptInResource, integrationResource, routeResource]),
   dataSources: {
-    converge_api: apiDataSource,
-    converge_regions: regionsDataSource,
+    [API_DATA_SOURCE]: apiDataSource,
+    [REGIONS_DATA_SOURCE]: regionsDataSource,
   },
 };

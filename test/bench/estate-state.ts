@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { collect, Credentials, createClients } from "../../src/clients/index.js";
 import type { Route } from "../../src/contract/gateway.js";
 import { documentOfAttributes, terraformResourceOf } from "../../src/desired/terraform-resources.js";
-import type { KindBinding, Values } from "../../src/provider/kind-resource.js";
+import type { KindBinding, Values } from "../../src/provider/kind-resource/index.js";
 import { alternateContactBinding } from "../../src/provider/resources/alternate-contact.js";
 import { integrationBinding } from "../../src/provider/resources/integration.js";
 import { regionOptInBinding } from "../../src/provider/resources/region-opt-in.js";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkDocument } from "../../src/desired/document-value.js";
 import { loadTerraformStates, type LoadedState } from "../../src/desired/terraform-state.js";
-import type { KindBinding } from "../../src/provider/kind-resource.js";
+import type { KindBinding } from "../../src/provider/kind-resource/index.js";
 import { alternateContactBinding } from "../../src/provider/resources/alternate-contact.js";
 import { integrationBinding } from "../../src/provider/resources/integration.js";
 import { regionOptInBinding } from "../../src/provider/resources/region-opt-in.js";

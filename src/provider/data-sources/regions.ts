@@ -1,4 +1,5 @@
 import { AccountId, RegionOptStatus, type ListRegionsRequest } from "../../contract/account.js";
+import { dataSourceTypeOf } from "../../desired/terraform-attributes.js";
 import type { ConvergeSession } from "../converge-session.js";
 import { errorDiagnostic, isUnknown, types, type DataSourceType, type Diagnostic, type Schema } from "../runtime/index.js";
 
@@ -15,7 +16,10 @@ const schema: Schema = {
   },
 };
 
-/** `converge_regions`: ListRegions. */
+/** terraform's name of the data source: converge_regions. */
+export const REGIONS_DATA_SOURCE = dataSourceTypeOf("regions");
+
+/** The Regions data source: ListRegions. */
 export const regionsDataSource: DataSourceType<Schema, ConvergeSession> = {
   schema,
   validate({ config }) {

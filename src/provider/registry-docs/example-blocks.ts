@@ -4,7 +4,7 @@ export interface ExampleFile {
   readonly text: string;
 }
 
-/** A top-level block of an example (`resource "converge_route" "x" { … }`), with the comment lines just above it. */
+/** A top-level block of an example (`resource "TYPE" "NAME" { … }`), with the comment lines just above it. */
 export interface ExampleBlock {
   /** `resource`, `data`, `provider`, `terraform`, … */
   readonly keyword: string;

@@ -1,6 +1,6 @@
 import { terraformResourceOf } from "../../desired/terraform-resources.js";
 import type { AlternateContact } from "../../contract/account.js";
-import { kindResource, type KindBinding } from "../kind-resource.js";
+import { kindResource, type KindBinding } from "../kind-resource/index.js";
 import { liveValuesOf, specFields } from "../terraform-fields.js";
 import { accountChild } from "./account-child.js";
 
@@ -11,7 +11,7 @@ const FIELDS = specFields(terraformResourceOf("AlternateContact"), {
   phoneNumber: "Digits, spaces, parentheses, + and -.",
 });
 
-/** `converge_alternate_contact`: converge's AlternateContact kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is). */
+/** converge's AlternateContact kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is). */
 export const alternateContactBinding: KindBinding<AlternateContact> = {
   ...accountChild<AlternateContact>({
     resource: terraformResourceOf("AlternateContact"),
@@ -25,5 +25,5 @@ export const alternateContactBinding: KindBinding<AlternateContact> = {
   describe: (contact) => `${contact.AlternateContactType} contact`,
 };
 
-/** `converge_alternate_contact`: the resource: the shared flow of kind-resource.ts over alternateContactBinding. */
+/** The AlternateContact kind's resource: the shared flow of kind-resource/ over alternateContactBinding. */
 export const alternateContactResource = kindResource<AlternateContact>(alternateContactBinding);

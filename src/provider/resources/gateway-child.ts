@@ -1,9 +1,12 @@
+import type { Document } from "../../desired/schema.js";
+import { fieldAttribute, naturalImportId } from "../../desired/terraform-attributes.js";
 import { documentOfAttributes, type TerraformResource } from "../../desired/terraform-resources.js";
-import type { LiveApi, LiveState } from "../../reconcile/model.js";
-import type { KindBinding, Values } from "../kind-resource.js";
+import type { ActionRequest, LiveApi, LiveState } from "../../reconcile/model.js";
+import type { BindingWithMoves, BindingWithNaturalImport, KindBindingCore, NaturalImport, Values } from "../kind-resource/index.js";
 import { isUnknown, types, type Schema } from "../runtime/index.js";
 import { attributeOfPath, attributeSchemasOf, type SpecField } from "../terraform-fields.js";
 import { parseImportId } from "./import-id.js";
+import { isNaturalImportId, oneMatch, parseNaturalImportId } from "./natural-import-id.js";
 
 /** A child of an API as the service lists it (a route, an integration): whether the service manages it. */
 export interface LiveGatewayChild {
@@ -11,7 +14,7 @@ export interface LiveGatewayChild {
 }
 
 /** What a resource of an API's child says of itself; `gatewayChild` makes the ID, import and API plumbing from it. */
-export interface GatewayChildOptions<Live extends LiveGatewayChild> {
+export interface GatewayChildOptions<Live extends LiveGatewayChild, R extends ActionRequest> {
   /**
    * The kind's resource (src/desired/terraform-resources.ts): its type, and the spec's pin of the
    * child's ID (`routeId`), whose attribute (`route_id`) holds the ID and ends the import ID (`API_ID/ROUTE_ID`).
@@ -28,13 +31,37 @@ export interface GatewayChildOptions<Live extends LiveGatewayChild> {
   /** The API's live children of the kind. */
   children(api: LiveApi): ReadonlyArray<Live>;
   idOf(live: Live): string;
+  /** How converge matches an unpinned child (its natural key): the natural-key import ID and a moved document's import ID are made from it. */
+  readonly naturalKey: NaturalKey<Live>;
+  /** The kind's requests that send spec fields: the plan shows the values they send. */
+  readonly requests: ChildRequests<R>;
+}
+
+/** The spec fields that name a child within its API as converge matches an unpinned one, and the match itself. */
+export interface NaturalKey<Live> {
+  /** The fields, in the order an import ID lists them (each as its attribute: `route_key`). */
+  readonly fields: ReadonlyArray<string>;
+  /** The fields an import ID must give. */
+  readonly required: ReadonlyArray<string>;
+  /** Whether a live child has the key's values given (a field left out matches anything). */
+  matches(key: Readonly<Record<string, string>>, live: Live): boolean;
+}
+
+/** The members of a request that hold object values: where a request carries the spec fields it sends. */
+type ObjectMember<Q> = { readonly [K in keyof Q]: Q[K] extends Readonly<Record<string, unknown>> ? K : never }[keyof Q];
+
+/** A kind's requests (`R`, a union of `{ op }`) that send spec fields: by op, the member holding them (a create's `body`, an update's `patch`). */
+export interface ChildRequests<R extends ActionRequest> {
+  /** Whether a request is one of the kind's (isRouteRequest, src/reconcile/kinds/route.ts). */
+  is(request: ActionRequest | undefined): request is R;
+  readonly sent: { readonly [Op in R["op"]]?: ObjectMember<Extract<R, { readonly op: Op }>> };
 }
 
 /** The parts of a binding every child of an API has the same way. */
 export type GatewayChildBinding<Live> = Pick<
-  KindBinding<Live>,
-  "kind" | "typeName" | "schema" | "fields" | "identityAttributes" | "document" | "attributeOf" | "liveOf" | "state" | "importId"
->;
+  KindBindingCore<Live>,
+  "kind" | "typeName" | "schema" | "fields" | "identityAttributes" | "document" | "attributeOf" | "liveOf" | "state" | "importId" | "requestFields"
+> & BindingWithNaturalImport<Live> & BindingWithMoves;
 
 /** The live API the values name by `api_id`, as far as it was read. */
 export function apiOf(values: Values, live: LiveState): LiveApi | undefined {
@@ -46,7 +73,7 @@ export function apiOf(values: Values, live: LiveState): LiveApi | undefined {
  * the import ID), `api_id` (replaces when changed), the child's ID and `api_gateway_managed`
  * (computed), then the spec's; the document names its API and pins the child by the ID the state holds.
  */
-export function gatewayChild<Live extends LiveGatewayChild>(options: GatewayChildOptions<Live>): GatewayChildBinding<Live> {
+export function gatewayChild<Live extends LiveGatewayChild, R extends ActionRequest>(options: GatewayChildOptions<Live, R>): GatewayChildBinding<Live> {
   const { resource, fields } = options;
   const { kind, typeName, idField, idAttribute } = resource;
   if (idField === undefined || idAttribute === undefined) throw new Error(`${typeName}: the resource of an API's child needs the pin of its ID (idField)`);
@@ -86,5 +113,53 @@ export function gatewayChild<Live extends LiveGatewayChild>(options: GatewayChil
       const [apiId, childId] = parseImportId(id, typeName, ["API_ID", idAttribute.toUpperCase()]);
       return { id, api_id: apiId, [idAttribute]: childId };
     },
+    /** A document's child: `API_ID/CHILD_ID` when pinned, else its natural key's fields it sets (its API by ID; moved-from-terraform-data.ts refuses another). */
+    importIdOf(document) {
+      const { api, spec } = childDocument(document, resource);
+      return spec[idField] !== undefined ? `${String(api)}/${String(spec[idField])}` : naturalImportId(String(api), spec, options.naturalKey.fields);
+    },
+    /** `API_ID?route_key=KEY` (any of the natural key's attributes): the one live child of the API that matches, by converge's own rule. */
+    naturalImport: (id) => (isNaturalImportId(id) ? naturalImport(id, options) : undefined),
+    requestFields: ({ request }) => sentFields(options.requests, request),
   };
+}
+
+/** The API and spec of a document of the resource's kind; an error for a document of another kind. */
+function childDocument(document: Document, resource: TerraformResource): { readonly api: unknown; readonly spec: Readonly<Record<string, unknown>> } {
+  if (document.kind !== resource.kind) throw new Error(`${resource.typeName}: expected a ${resource.kind} document, received a ${document.kind}`);
+  return { api: "api" in document ? document.api : undefined, spec: document.spec };
+}
+
+/** The live child a natural-key import ID names (natural-import-id.ts), found in the API's listing. */
+function naturalImport<Live extends LiveGatewayChild, R extends ActionRequest>(id: string, options: GatewayChildOptions<Live, R>): NaturalImport<Live> {
+  const { resource, naturalKey } = options;
+  const natural = parseNaturalImportId(id, resource.typeName, naturalKey.fields.map((field) => fieldAttribute(field)), naturalKey.required.map((field) => fieldAttribute(field)));
+  const key = Object.fromEntries(naturalKey.fields
+    .filter((field) => Object.hasOwn(natural.attributes, fieldAttribute(field)))
+    .map((field) => [field, natural.attributes[fieldAttribute(field)] ?? ""]));
+  const api = (live: LiveState) => live.apis[natural.apiId];
+  return {
+    values: { api_id: natural.apiId },
+    find: (live) => {
+      const found = api(live);
+      const matches = found === undefined ? [] : options.children(found).filter((child) => naturalKey.matches(key, child));
+      return oneMatch(matches, id, resource.typeName, (child) => options.idOf(child), natural.apiId);
+    },
+  };
+}
+
+/** The spec fields a request of the kind sends, with their wire values; none for another request or an op that sends none. */
+function sentFields<R extends ActionRequest>(requests: ChildRequests<R>, request: ActionRequest | undefined): Readonly<Record<string, unknown>> {
+  return requests.is(request) ? sentBy(requests, request) : {};
+}
+
+function sentBy<R extends ActionRequest>(requests: ChildRequests<R>, request: R): Readonly<Record<string, unknown>> {
+  const op: R["op"] = request.op;
+  const member: PropertyKey | undefined = requests.sent[op];
+  const sent: unknown = member === undefined ? undefined : Reflect.get(request, member);
+  return isRecord(sent) ? sent : {};
+}
+
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

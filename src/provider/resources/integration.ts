@@ -1,15 +1,14 @@
 import type { Document } from "../../desired/schema.js";
 import { isIntegrationRequest } from "../../reconcile/kinds/integration.js";
+import type { IntegrationRequest } from "../../reconcile/kinds/integration-request.js";
 import { integrationIds, matchesNaturalKey } from "../../reconcile/kinds/integration-identity.js";
 import type { LiveApi, LiveState } from "../../reconcile/model.js";
 import type { Integration } from "../../contract/gateway.js";
 import { terraformResourceOf } from "../../desired/terraform-resources.js";
-import { kindResource, type KindBinding, type Values } from "../kind-resource.js";
+import { kindResource, type KindBinding, type Values } from "../kind-resource/index.js";
 import { liveValuesOf, specFields } from "../terraform-fields.js";
 import { apiOf, gatewayChild } from "./gateway-child.js";
-import { isNaturalImportId, oneMatch, parseNaturalImportId } from "./natural-import-id.js";
 import { NATURAL_KEY_FIELDS } from "../../desired/kinds/integration.js";
-import { fieldAttribute, naturalImportId } from "../../desired/terraform-attributes.js";
 
 /** An integration's spec fields as attributes: every integration field of the service, the two it fills in computed too. */
 const FIELDS = specFields(terraformResourceOf("Integration"), {
@@ -36,9 +35,9 @@ function integrationOf(values: Values, live: LiveState, integrationId: unknown):
   return apiOf(values, live)?.integrations.find((integration) => integration.integrationId === integrationId);
 }
 
-/** `converge_integration`: converge's Integration kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is). */
+/** converge's Integration kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is). */
 export const integrationBinding: KindBinding<Integration> = {
-  ...gatewayChild<Integration>({
+  ...gatewayChild<Integration, IntegrationRequest>({
     resource: terraformResourceOf("Integration"),
     fields: FIELDS,
     name: NAME,
@@ -46,42 +45,17 @@ export const integrationBinding: KindBinding<Integration> = {
     managedDescription: "Whether the service manages the integration (an API's quick-created one): converge updates it but never deletes it.",
     children: (api) => api.integrations,
     idOf: (integration) => integration.integrationId,
+    /** `API_ID?integration_type=…&integration_uri=…` (any of the natural key's attributes), by converge's own rule (a key field left out matches anything). */
+    naturalKey: { fields: NATURAL_KEY_FIELDS, required: ["integrationType"], matches: (key, integration) => matchesNaturalKey(key, integration) },
+    requests: { is: isIntegrationRequest, sent: { createIntegration: "body", updateIntegration: "patch" } },
   }),
   /** After apply, the integration the apply recorded for the document (created, adopted or updated); before, the one the plan matched. */
   matched({ request }, values, live, context) {
     if (context && typeof values.api_id === "string") return integrationOf(values, live, integrationIds(context).get(`${values.api_id}/${NAME}`));
     return isIntegrationRequest(request) && "integrationId" in request ? integrationOf(values, live, request.integrationId) : undefined;
   },
-  /** A document's integration: `API_ID/INTEGRATION_ID` when pinned, else its natural key's fields it sets. */
-  importIdOf(document) {
-    if (document.kind !== "Integration") throw new Error(`converge_integration: expected an Integration document, received a ${document.kind}`);
-    const { api, spec } = document;
-    if (spec.integrationId !== undefined) return `${String(api)}/${spec.integrationId}`;
-    return naturalImportId(String(api), spec, NATURAL_KEY_FIELDS);
-  },
-  /**
-   * `API_ID?integration_type=…&integration_uri=…` (any of the natural key's attributes): the one live
-   * integration of the API that matches, by converge's own rule (a key field left out matches anything).
-   */
-  naturalImport(id) {
-    if (!isNaturalImportId(id)) return undefined;
-    const attributes = NATURAL_KEY_FIELDS.map((field) => fieldAttribute(field));
-    const natural = parseNaturalImportId(id, "converge_integration", attributes, ["integration_type"]);
-    const spec = Object.fromEntries(NATURAL_KEY_FIELDS.filter((field) => Object.hasOwn(natural.attributes, fieldAttribute(field))).map((field) => [field, natural.attributes[fieldAttribute(field)]]));
-    const matching = (integration: Integration) => matchesNaturalKey(spec, integration);
-    return {
-      values: { api_id: natural.apiId },
-      find: (live) => oneMatch(live.apis[natural.apiId]?.integrations.filter(matching) ?? [], id, "converge_integration", (integration) => integration.integrationId, natural.apiId),
-    };
-  },
   liveValues: (integration) => liveValuesOf(FIELDS, integration),
   describe: (integration) => `integration ${integration.integrationId} (${[integration.integrationType, integration.integrationMethod, integration.integrationUri].filter(Boolean).join(" ")})`,
-  requestFields({ request }) {
-    if (!isIntegrationRequest(request)) return {};
-    if (request.op === "createIntegration") return request.body;
-    if (request.op === "updateIntegration") return request.patch;
-    return {};
-  },
   /** Integrations of one natural key are several live resources, each held by its ID. */
   holding: {
     heldKey: (state) => (typeof state.api_id === "string" && typeof state.integration_id === "string" ? `${state.api_id}/${state.integration_id}` : undefined),
@@ -108,5 +82,5 @@ export const integrationBinding: KindBinding<Integration> = {
   }),
 };
 
-/** `converge_integration`: the resource: the shared flow of kind-resource.ts over integrationBinding. */
+/** The Integration kind's resource: the shared flow of kind-resource/ over integrationBinding. */
 export const integrationResource = kindResource<Integration>(integrationBinding);

@@ -1,6 +1,6 @@
 import { terraformResourceOf } from "../../desired/terraform-resources.js";
 import type { Region } from "../../contract/account.js";
-import { kindResource, type KindBinding } from "../kind-resource.js";
+import { kindResource, type KindBinding } from "../kind-resource/index.js";
 import { types } from "../runtime/index.js";
 import { specFields } from "../terraform-fields.js";
 import { accountChild } from "./account-child.js";
@@ -19,7 +19,7 @@ interface LiveRegion {
   readonly status: Region["RegionOptStatus"];
 }
 
-/** `converge_region_opt_in`: converge's RegionOptIn kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is). */
+/** converge's RegionOptIn kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is). */
 export const regionOptInBinding: KindBinding<LiveRegion> = {
   ...accountChild<LiveRegion>({
     resource: terraformResourceOf("RegionOptIn"),
@@ -44,5 +44,5 @@ export const regionOptInBinding: KindBinding<LiveRegion> = {
   describe: (region) => `Region ${region.region} (${region.status})`,
 };
 
-/** `converge_region_opt_in`: the resource: the shared flow of kind-resource.ts over regionOptInBinding. */
+/** The RegionOptIn kind's resource: the shared flow of kind-resource/ over regionOptInBinding. */
 export const regionOptInResource = kindResource<LiveRegion>(regionOptInBinding);

@@ -19,12 +19,10 @@ export function goPluginMethods(protocol: Protocol, log: Logger, onShutdown: () 
       shutdown.path,
       {
         kind: "unary",
-        decode: () => ({}),
-        encode: () => Buffer.alloc(0), // plugin.Empty
-        async call() {
+        async answer() {
           log.debug("terraform asked the plugin to shut down");
           setImmediate(onShutdown);
-          return {};
+          return Buffer.alloc(0); // plugin.Empty
         },
       },
     ],

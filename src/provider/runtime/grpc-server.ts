@@ -14,12 +14,13 @@ export class GrpcError extends Error {
   }
 }
 
-/** A unary method: one decoded request in, one answer out (a message object, or bytes already encoded). */
+/**
+ * A unary method: one request message in, one answer message out, as bytes (the method decodes the
+ * request and encodes its answer itself, so their types never leave it).
+ */
 export interface UnaryMethod {
   readonly kind: "unary";
-  decode(bytes: Buffer): unknown;
-  encode(answer: unknown): Buffer;
-  call(request: unknown): Promise<unknown>;
+  answer(request: Buffer): Promise<Buffer>;
 }
 
 /**
@@ -133,8 +134,7 @@ const RESPONSE_HEADERS = { [constants.HTTP2_HEADER_STATUS]: 200, [constants.HTTP
 async function answerUnary(stream: ServerHttp2Stream, path: string, method: UnaryMethod, body: Buffer, onError: GrpcServerOptions["onError"]): Promise<void> {
   let answer: Buffer;
   try {
-    const request = method.decode(unframe(body));
-    answer = method.encode(await method.call(request));
+    answer = await method.answer(unframe(body));
   } catch (error) {
     if (!(error instanceof GrpcError)) onError?.(path, error);
     const code = error instanceof GrpcError ? error.code : GRPC_STATUS.INTERNAL;

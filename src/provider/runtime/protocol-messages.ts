@@ -213,7 +213,17 @@ export interface ProviderRpcMessages {
  * The runtime's handler of each RPC: the decoded request in, the response out, or its bytes encoded
  * once (a cached answer). One table: an RPC added to `PROVIDER_RPCS` needs its line here and its handler.
  */
-export type ProviderHandlers = { readonly [N in keyof ProviderRpcMessages]: (request: ProviderRpcMessages[N][0]) => Promise<ProviderRpcMessages[N][1] | Buffer> };
+export type ProviderHandlers = { readonly [N in ProviderRpc]: (request: RequestOf<N>) => Promise<ResponseOf<N> | Buffer> };
+
+/** The name of an RPC of tfplugin6's `Provider` service the runtime answers. */
+export type ProviderRpc = keyof ProviderRpcMessages;
+
+/** The decoded request of an RPC. */
+export type RequestOf<N extends ProviderRpc> = ProviderRpcMessages[N][0];
+
+/** The response of an RPC (as a message object). */
+export type ResponseOf<N extends ProviderRpc> = ProviderRpcMessages[N][1];
+
 
 /** A `DynamicValue`'s value: its msgpack, else its JSON, else (an unset message) null. */
 export function fromDynamicValue(message: DynamicValueMessage | null, type: CtyType): Value {

@@ -89,7 +89,7 @@ export interface DataSourceType<S extends Schema, P = unknown> {
 /**
  * A provider: its configuration schema, what `configure` makes of the configuration (passed to
  * every resource and data source call as `provider`), and its types by their full names, which
- * start with `name` and an underscore (`converge_route` for `converge`).
+ * start with `name` and an underscore (`example_thing` for `example`).
  */
 export interface ProviderDefinition<PS extends Schema = Schema, P = unknown> {
   readonly name: string;

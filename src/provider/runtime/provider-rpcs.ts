@@ -1,4 +1,5 @@
-import type { ProviderRpcMessages } from "./protocol-messages.js";
+import type { ProtocolMethod, Protocol } from "./protocol.js";
+import type { ProviderHandlers, ProviderRpc, ProviderRpcMessages, RequestOf, ResponseOf } from "./protocol-messages.js";
 
 /**
  * The RPCs of tfplugin6's `Provider` service the runtime answers (`provider-service.ts`), known
@@ -22,3 +23,18 @@ export const PROVIDER_RPCS = [
   "ReadDataSource",
   "StopProvider",
 ] as const satisfies ReadonlyArray<keyof ProviderRpcMessages>;
+
+/** Calls the handler of `name` with its request: the table's mapped type carries the request's and the response's types through. */
+export function dispatch<N extends ProviderRpc>(handlers: ProviderHandlers, name: N, request: RequestOf<N>): Promise<ResponseOf<N> | Buffer> {
+  const handler: (request: RequestOf<N>) => Promise<ResponseOf<N> | Buffer> = handlers[name];
+  return handler(request);
+}
+
+/**
+ * A request of RPC `N` decoded from its bytes. protobufjs decodes by the method's message descriptor
+ * (protocol.ts), which is the `.proto` the request types of protocol-messages.ts are written from:
+ * this is where the decoded object is taken to be of its RPC's request type.
+ */
+export function decodeRequest<N extends ProviderRpc>(protocol: Protocol, method: ProtocolMethod, bytes: Buffer): RequestOf<N> {
+  return protocol.decode(method.requestType, bytes) as RequestOf<N>;
+}

@@ -35,11 +35,12 @@ export async function moveResourceState<P>(resource: ResourceType<Schema, P> | {
   const refuse = (detail: string) => ({ diagnostics: [diagnosticToProtocol(errorDiagnostic(`${what} is not supported`, detail))] });
   if ("unknown" in resource) return refuse(`this provider has no resource type ${JSON.stringify(request.target_type_name)}`);
   const movable = resource as Partial<MovableResource<Schema>>;
-  if (typeof movable.moveState !== "function") return refuse(`${request.target_type_name} takes no state from other resource types: expected a moved block between two resources of one type`);
+  const moveState = movable.moveState;
+  if (typeof moveState !== "function") return refuse(`${request.target_type_name} takes no state from other resource types: expected a moved block between two resources of one type`);
   const result = await attempt(what, log, async () => {
     const json = request.source_state?.json;
     if (json === undefined || json.length === 0) throw new Error("received no JSON source state: expected the source resource's state as terraform stores it");
-    const state = await movable.moveState!({
+    const state = await moveState.call(movable, {
       log,
       sourceProviderAddress: request.source_provider_address,
       sourceTypeName: request.source_type_name,

@@ -1,14 +1,14 @@
 import { closeSync } from "node:fs";
 import { basename } from "node:path";
 import { goPluginMethods } from "./go-plugin-services.js";
-import { startGrpcServer } from "./grpc-server.js";
+import { startGrpcServer, type UnaryMethod } from "./grpc-server.js";
 import { checkHandshake, handshakeLine } from "./handshake.js";
 import { hclogLogger, logLevelFromEnvironment, type Logger } from "./hclog.js";
 import { watchParent } from "./parent-watch.js";
-import { loadProtocol } from "./protocol.js";
+import { loadProtocol, type Protocol, type ProtocolMethod } from "./protocol.js";
 import type { ServedProvider } from "./provider-definition.js";
-import { PROVIDER_RPCS } from "./provider-rpcs.js";
-import type { ProviderHandlers } from "./protocol-messages.js";
+import { decodeRequest, dispatch, PROVIDER_RPCS } from "./provider-rpcs.js";
+import type { ProviderHandlers, ProviderRpc } from "./protocol-messages.js";
 import { selfSignedCertificate } from "./self-signed-certificate.js";
 
 /** Where the plugin's process talks; the process's own by default (tests pass others). */
@@ -48,17 +48,12 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
 
   let handlers: Promise<ProviderHandlers> | undefined;
   const methods = goPluginMethods(protocol, log, () => shutdown());
-  for (const [name, method] of Object.entries(protocol.service("tfplugin6.Provider"))) {
-    if (!(PROVIDER_RPCS as ReadonlyArray<string>).includes(name)) continue; // answered UNIMPLEMENTED
-    methods.set(method.path, {
-      kind: "unary",
-      decode: (bytes) => protocol.decode(method.requestType, bytes),
-      encode: (answer) => protocol.encode(method.responseType, answer as object),
-      call: async (request) => {
-        handlers ??= startProvider<P>(load, protocol, log);
-        return (await handlers)[name as (typeof PROVIDER_RPCS)[number]](request as never);
-      },
-    });
+  const service = protocol.service("tfplugin6.Provider");
+  // the service's other RPCs are answered UNIMPLEMENTED
+  for (const name of PROVIDER_RPCS) {
+    const method = service[name];
+    if (method === undefined) continue;
+    methods.set(method.path, providerMethod(name, method, protocol, () => (handlers ??= startProvider<P>(load, protocol, log))));
   }
 
   if (certificate === undefined) log.warn("PLUGIN_CLIENT_CERT is not set: serving without TLS, as go-plugin does");
@@ -104,6 +99,18 @@ function releaseStdout(log: Logger): void {
     return true;
   }) as typeof process.stdout.write;
   closeSync(1);
+}
+
+/** The gRPC method of one RPC: its request decoded as the RPC's message, its handler (started on the first call), its answer encoded. */
+function providerMethod<N extends ProviderRpc>(name: N, method: ProtocolMethod, protocol: Protocol, handlers: () => Promise<ProviderHandlers>): UnaryMethod {
+  return {
+    kind: "unary",
+    async answer(bytes) {
+      const request = decodeRequest<N>(protocol, method, bytes);
+      const started = handlers();
+      return protocol.encode(method.responseType, await dispatch(await started, name, request));
+    },
+  };
 }
 
 /** The provider's definition and its handlers, loaded after the handshake (the module and the definition's imports). */

@@ -6,7 +6,7 @@ import { isValueTypeError } from "./value-error.js";
  * What a thrown error becomes in an answer to terraform, so no call crashes the provider: a
  * `DiagnosticsError`'s diagnostics; a `ValueTypeError` (a value that does not fit the schema) an
  * error pointing at its attribute; anything else one error with the message. `what` says which
- * call failed (`converge_route: create`). The stack goes to the log.
+ * call failed (`example_thing: create`). The stack goes to the log.
  */
 export function diagnosticsOfThrown(error: unknown, what: string, log: Logger): Diagnostic[] {
   if (isDiagnosticsError(error)) return [...error.diagnostics];
