@@ -9,7 +9,7 @@ import { describeResult, liveRoutes, CHAT_API, MEMBER_ACCOUNT, ORDERS_API, planL
 import { terraformSuite } from "../provider/terraform-suite.js";
 import { synthStack } from "../constructs/synth-fixture.js";
 import { CLI_COMMAND, describeTerraform, Terraform } from "../constructs/terraform-fixture.js";
-import { outcomeLines, parseDriftJson, resourceAt } from "../drift/support/drift-fixture.js";
+import { ordersApiLines, outcomeLines, parseDriftJson, resourceAt, routeLines } from "../drift/support/drift-fixture.js";
 
 /**
  * Issue 31 end to end, drift over the whole estate: one service (port 0) holding an estate managed
@@ -45,25 +45,7 @@ let quickCreated: { integrationId: string };
 const notInSync = (report: DriftReport): string[] => outcomeLines(report).filter((line) => !line.startsWith("in-sync "));
 
 const YAML_FILES = (): Record<string, string> => ({
-  "orders.yaml": [
-    "kind: Api",
-    `api: ${API_A}`,
-    "spec: {protocolType: HTTP}",
-    "---",
-    "kind: Integration",
-    "name: backend",
-    `api: ${API_A}`,
-    'spec: {integrationType: HTTP_PROXY, integrationUri: "https://backend.example/orders", integrationMethod: ANY, payloadFormatVersion: "1.0"}',
-    "---",
-    "kind: Route",
-    `api: ${API_A}`,
-    "spec: {routeKey: GET /orders, target: {integration: backend}}",
-    "---",
-    "kind: Route",
-    `api: ${API_A}`,
-    'spec: {routeKey: "DELETE /orders/{id}", target: {integration: backend}}',
-    "",
-  ].join("\n"),
+  "orders.yaml": [...ordersApiLines(API_A), ...routeLines(API_A, '{routeKey: "DELETE /orders/{id}", target: {integration: backend}}'), ""].join("\n"),
   "accounts.yaml": [
     "kind: AlternateContact",
     'spec: {type: SECURITY, name: Security Team, title: CISO, emailAddress: security@example.com, phoneNumber: "+1 555 0100"}',
