@@ -1,0 +1,71 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
+import { startService, type RunningService } from "../../src/service/index.js";
+import { assertTerraformAvailable, cdktfWorld, installConvergeProvider } from "./terraform-fixture.js";
+
+/**
+ * The setup every terraform suite of the constructs shares, registered once by `cdktfSuite`:
+ * terraform checked, the embedded service on port 0 with cdktfWorld (recording requests), a
+ * temporary directory that is every terraform's HOME and holds the stacks, and (with `install`)
+ * converge's provider installed into that HOME; torn down after the file's own hooks. Its members
+ * are there once the suite's `beforeAll` has run: read them in hooks and tests.
+ */
+export interface CdktfSuite {
+  readonly service: RunningService;
+  /** The temporary directory: HOME of the stacks' terraform, parent of their output directories. */
+  readonly home: string;
+  /** What `converge provider install` printed (a suite made with `install: true` only). */
+  readonly installed: string;
+}
+
+/** What a suite adds to the setup. */
+export interface CdktfSuiteOptions {
+  /** Installs converge's provider into HOME's implied local mirror (the provider vehicle needs it). */
+  readonly install?: boolean;
+  /** How long the setup may take; 90 s unless given. */
+  readonly timeoutMs?: number;
+}
+
+interface Started {
+  service?: RunningService;
+  home?: string;
+  installed?: string;
+}
+
+/**
+ * Registers the suite's `beforeAll` (terraform checked, service, HOME `converge-LABEL-…` under the
+ * system's temporary directory, the provider when asked) and `afterAll` (service closed, HOME
+ * removed) in the calling file or `describe`, before that file's own hooks run.
+ */
+export function cdktfSuite(label: string, options: CdktfSuiteOptions = {}): CdktfSuite {
+  const started: Started = {};
+  beforeAll(async () => {
+    assertTerraformAvailable();
+    started.service = await startService({ port: 0, world: cdktfWorld(), recordRequests: true });
+    started.home = await mkdtemp(join(tmpdir(), `converge-${label}-`));
+    if (options.install) started.installed = await installConvergeProvider(started.home);
+  }, options.timeoutMs ?? 90_000);
+  afterAll(async () => {
+    await started.service?.close();
+    if (started.home) await rm(started.home, { recursive: true, force: true });
+  });
+  return {
+    get service() {
+      return startedMember(started, "service", label);
+    },
+    get home() {
+      return startedMember(started, "home", label);
+    },
+    get installed() {
+      return startedMember(started, "installed", label);
+    },
+  };
+}
+
+function startedMember<K extends keyof Started>(started: Started, member: K, label: string): NonNullable<Started[K]> {
+  const value = started[member];
+  if (value === undefined) throw new Error(`the cdktf suite "${label}" has no ${member}: read it in a hook or a test, after the suite's beforeAll has run (installed only with install: true)`);
+  return value as NonNullable<Started[K]>;
+}
