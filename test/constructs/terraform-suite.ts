@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll } from "vitest";
 import { startService, type RunningService } from "../../src/service/index.js";
+import { sharedSuite } from "../support/shared-suite.js";
 import { assertTerraformAvailable, cdktfWorld, installConvergeProvider } from "./terraform-fixture.js";
 
 /**
@@ -28,10 +28,10 @@ export interface CdktfSuiteOptions {
   readonly timeoutMs?: number;
 }
 
-interface Started {
-  service?: RunningService;
-  home?: string;
-  installed?: string;
+interface Members {
+  readonly service: RunningService;
+  readonly home: string;
+  readonly installed: string;
 }
 
 /**
@@ -40,32 +40,18 @@ interface Started {
  * removed) in the calling file or `describe`, before that file's own hooks run.
  */
 export function cdktfSuite(label: string, options: CdktfSuiteOptions = {}): CdktfSuite {
-  const started: Started = {};
-  beforeAll(async () => {
-    assertTerraformAvailable();
-    started.service = await startService({ port: 0, world: cdktfWorld(), recordRequests: true });
-    started.home = await mkdtemp(join(tmpdir(), `converge-${label}-`));
-    if (options.install) started.installed = await installConvergeProvider(started.home);
-  }, options.timeoutMs ?? 90_000);
-  afterAll(async () => {
-    await started.service?.close();
-    if (started.home) await rm(started.home, { recursive: true, force: true });
+  const suite = `the cdktf suite "${label}"${options.install ? "" : " (made without install: true, it has no installed)"}`;
+  return sharedSuite<Members>(suite, ["service", "home", "installed"], {
+    setup: async (started) => {
+      assertTerraformAvailable();
+      started.service = await startService({ port: 0, world: cdktfWorld(), recordRequests: true });
+      started.home = await mkdtemp(join(tmpdir(), `converge-${label}-`));
+      if (options.install) started.installed = await installConvergeProvider(started.home);
+    },
+    teardown: async (started) => {
+      await started.service?.close();
+      if (started.home) await rm(started.home, { recursive: true, force: true });
+    },
+    timeoutMs: options.timeoutMs ?? 90_000,
   });
-  return {
-    get service() {
-      return startedMember(started, "service", label);
-    },
-    get home() {
-      return startedMember(started, "home", label);
-    },
-    get installed() {
-      return startedMember(started, "installed", label);
-    },
-  };
-}
-
-function startedMember<K extends keyof Started>(started: Started, member: K, label: string): NonNullable<Started[K]> {
-  const value = started[member];
-  if (value === undefined) throw new Error(`the cdktf suite "${label}" has no ${member}: read it in a hook or a test, after the suite's beforeAll has run (installed only with install: true)`);
-  return value as NonNullable<Started[K]>;
 }

@@ -8,7 +8,7 @@ import { alternateContactBinding } from "../../src/provider/resources/alternate-
 import { integrationBinding } from "../../src/provider/resources/integration.js";
 import { regionOptInBinding } from "../../src/provider/resources/region-opt-in.js";
 import { routeBinding } from "../../src/provider/resources/route.js";
-import { describeResult, MEMBER_ACCOUNT, ORDERS_API, providerBlock, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "../provider/terraform-fixture.js";
+import { describeResult, MEMBER_ACCOUNT, memberBillingContact, ORDERS_API, providerBlock, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "../provider/terraform-fixture.js";
 import { terraformSuite } from "../provider/terraform-suite.js";
 
 /**
@@ -75,15 +75,7 @@ module "edge" {
   api_id = data.converge_api.orders.api_id
 }
 
-resource "converge_alternate_contact" "billing" {
-  account_id             = "${MEMBER_ACCOUNT}"
-  alternate_contact_type = "BILLING"
-  name                   = "Ana Billing"
-  title                  = "Controller"
-  email_address          = "billing@example.com"
-  phone_number           = "+1 555 0100"
-}
-
+${memberBillingContact("+1 555 0100")}
 resource "converge_region_opt_in" "east" {
   account_id  = "${MEMBER_ACCOUNT}"
   region_name = "ap-east-1"

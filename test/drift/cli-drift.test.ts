@@ -5,20 +5,7 @@ import type { DriftReport } from "../../src/reconcile/drift-report.js";
 import type { RunningService } from "../../src/service/index.js";
 import { runCli, type CliResult } from "../support/cli.js";
 import { accountCall, call } from "../support/http.js";
-import {
-  ADMIN_TOKEN,
-  CHAT_API,
-  E2E_TIMEOUT_MS,
-  ORDERS_API,
-  converge,
-  createIntegrationOverHttp,
-  createRouteOverHttp,
-  expectExit,
-  liveIntegrations,
-  liveRoute,
-  writeFiles,
-  useE2eResources,
-} from "../e2e/e2e-fixture.js";
+import { ADMIN_TOKEN, CHAT_API, E2E_TIMEOUT_MS, ORDERS_API, converge, createIntegrationOverHttp, createRouteOverHttp, expectExit, liveIntegrations, liveRoute, writeFiles, useE2eResources } from "../e2e/e2e-fixture.js";
 import { MEMBER_BILLING_LINES, ORDERS_LINES, US_EAST_DISABLED_LINES, countOutcomes, normalizeReport, outcomeLines, parseDriftJson, resourceAt } from "./support/drift-fixture.js";
 import { elementsNamed, parseXml, type XmlElement } from "./support/xml.js";
 

@@ -5,7 +5,7 @@ import { collect } from "../../src/clients/index.js";
 import { Route as RouteConstruct } from "../../constructs/index.js";
 import type { DriftReport } from "../../src/reconcile/drift-report.js";
 import { describeCliResult, runCli, type CliResult } from "../support/cli.js";
-import { describeResult, liveRoutes, CHAT_API, MEMBER_ACCOUNT, ORDERS_API, planLine, providerBlock, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, TOKEN } from "../provider/terraform-fixture.js";
+import { describeResult, liveRoutes, CHAT_API, MEMBER_ACCOUNT, memberBillingContact, ORDERS_API, planLine, providerBlock, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, TOKEN } from "../provider/terraform-fixture.js";
 import { terraformSuite } from "../provider/terraform-suite.js";
 import { synthStack } from "../constructs/synth-fixture.js";
 import { CLI_COMMAND, describeTerraform, Terraform } from "../constructs/terraform-fixture.js";
@@ -77,15 +77,7 @@ resource "converge_route" "catalog" {
   route_key = "GET /catalog"
 }
 
-resource "converge_alternate_contact" "billing" {
-  account_id             = "${MEMBER_ACCOUNT}"
-  alternate_contact_type = "BILLING"
-  name                   = "Ana Billing"
-  title                  = "Controller"
-  email_address          = "billing@example.com"
-  phone_number           = "+1 555 0101"
-}
-`;
+${memberBillingContact("+1 555 0101")}`;
 
 /** `converge ARGS` in the YAML directory, with TOKEN (an administrator of the management account). */
 function converge(args: ReadonlyArray<string>): Promise<CliResult> {

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, expect } from "vitest";
+import { expect } from "vitest";
 import type { Clients } from "../../src/clients/index.js";
 import type { RunningService, WorldInput } from "../../src/service/index.js";
+import { sharedSuite } from "../support/shared-suite.js";
 import { clientsOf, describeResult, installProvider, startProviderService, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, type ProviderHome } from "./terraform-fixture.js";
 
 /**
@@ -25,10 +26,10 @@ export interface TerraformSuiteOptions {
   readonly world?: Partial<WorldInput>;
 }
 
-interface Started {
-  service?: RunningService;
-  clients?: Clients;
-  home?: ProviderHome;
+interface Members {
+  readonly service: RunningService;
+  readonly clients: Clients;
+  readonly home: ProviderHome;
 }
 
 /**
@@ -37,41 +38,28 @@ interface Started {
  * `describe`, before that file's own hooks run.
  */
 export function terraformSuite(label: string, options: TerraformSuiteOptions = {}): TerraformSuite {
-  const started: Started = {};
-  beforeAll(async () => {
-    started.service = await startProviderService(options.world);
-    started.clients = clientsOf(started.service);
-    started.home = await installProvider(label);
-  }, TERRAFORM_TEST_TIMEOUT_MS);
-  afterAll(async () => {
-    await started.clients?.close();
-    await started.service?.close();
-    started.home?.remove();
+  const members = sharedSuite<Members>(`the terraform suite "${label}"`, ["service", "clients", "home"], {
+    setup: async (started) => {
+      started.service = await startProviderService(options.world);
+      started.clients = clientsOf(started.service);
+      started.home = await installProvider(label);
+    },
+    teardown: async (started) => {
+      await started.clients?.close();
+      await started.service?.close();
+      started.home?.remove();
+    },
+    timeoutMs: TERRAFORM_TEST_TIMEOUT_MS,
   });
-  const suite: TerraformSuite = {
-    get service() {
-      return startedMember(started, "service", label);
-    },
-    get clients() {
-      return startedMember(started, "clients", label);
-    },
-    get home() {
-      return startedMember(started, "home", label);
-    },
-    dir: (name, env = {}) => TerraformDir.for(suite.home, name, suite.service, env),
-    initialized: async (name, mainTf) => {
+  const suite: TerraformSuite = Object.assign(members, {
+    dir: (name: string, env: Readonly<Record<string, string>> = {}) => TerraformDir.for(suite.home, name, suite.service, env),
+    initialized: async (name: string, mainTf: string) => {
       const work = suite.dir(name);
       work.write(mainTf);
       const init = await work.init();
       expect(init.code, describeResult(init)).toBe(0);
       return work;
     },
-  };
+  });
   return suite;
-}
-
-function startedMember<K extends keyof Started>(started: Started, member: K, label: string): NonNullable<Started[K]> {
-  const value = started[member];
-  if (value === undefined) throw new Error(`the terraform suite "${label}" has no ${member} yet: read it in a hook or a test, after the suite's beforeAll has run`);
-  return value as NonNullable<Started[K]>;
 }
