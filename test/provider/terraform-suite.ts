@@ -15,7 +15,7 @@ export interface TerraformSuite {
   readonly clients: Clients;
   readonly home: ProviderHome;
   /** A working directory under the suite's HOME whose provider talks to the suite's service with TOKEN. */
-  dir(name: string, env?: Readonly<Record<string, string>>): TerraformDir;
+  dir(name: string): TerraformDir;
   /** `dir(name)` with `mainTf` as its main.tf and `terraform init` run: fails the hook or test when init fails. */
   initialized(name: string, mainTf: string): Promise<TerraformDir>;
 }
@@ -52,7 +52,7 @@ export function terraformSuite(label: string, options: TerraformSuiteOptions = {
     timeoutMs: TERRAFORM_TEST_TIMEOUT_MS,
   });
   const suite: TerraformSuite = Object.assign(members, {
-    dir: (name: string, env: Readonly<Record<string, string>> = {}) => TerraformDir.for(suite.home, name, suite.service, env),
+    dir: (name: string) => TerraformDir.for(suite.home, name, suite.service),
     initialized: async (name: string, mainTf: string) => {
       const work = suite.dir(name);
       work.write(mainTf);
