@@ -1,13 +1,12 @@
 import { createConnection, createServer, type Server, type Socket } from "node:net";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../../src/service/index.js";
 import { liveContact, liveIntegrations } from "../e2e/e2e-fixture.js";
 import { ORDERS_API, buildShop, type ShopOptions } from "./shop-stack.js";
 import { synthStack } from "./synth-fixture.js";
-import { CLI_COMMAND, READ_ONLY_TOKEN, SECRET_TOKEN, Terraform, assertTerraformAvailable, cdktfWorld, describeTerraform, planLine } from "./terraform-fixture.js";
+import { cdktfSuite } from "./terraform-suite.js";
+import { CLI_COMMAND, READ_ONLY_TOKEN, SECRET_TOKEN, Terraform, describeTerraform, planLine } from "./terraform-fixture.js";
 
 /**
  * Issue "cdktf deploy at the engine's speed": a deploy that fails part-way (the token variable
@@ -16,9 +15,8 @@ import { CLI_COMMAND, READ_ONLY_TOKEN, SECRET_TOKEN, Terraform, assertTerraformA
  * The provisioners reach the service through a proxy the test can take down without losing state.
  */
 
-let service: RunningService;
+const suite = cdktfSuite("cdktf-failures");
 let proxy: Proxy;
-let home: string;
 
 /** A TCP proxy to the service that can refuse connections, as a service that is down does. */
 class Proxy {
@@ -51,7 +49,7 @@ let endpoint: string;
 
 /** A fresh stack directory: synthesized, terraform initialized; terraform runs with `env` (the token variable or not). */
 async function stack(label: string, options: ShopOptions = {}): Promise<{ outdir: string; synth: (next: ShopOptions) => void; terraform: (env: Record<string, string>) => Terraform }> {
-  const directory = await mkdtemp(join(home, `${label}-`));
+  const directory = await mkdtemp(join(suite.home, `${label}-`));
   const outdir = join(directory, "cdktf.out");
   const synth = (next: ShopOptions) => void synthStack((scope) => buildShop(scope, next), { vehicle: "terraform_data", endpoint, cli: CLI_COMMAND }, { outdir });
   synth(options);
@@ -62,7 +60,7 @@ async function stack(label: string, options: ShopOptions = {}): Promise<{ outdir
 }
 
 async function deploy(terraform: Terraform, expected: "fails" | "succeeds") {
-  service.requests.reset();
+  suite.service.requests.reset();
   const result = await terraform.apply();
   if (expected === "succeeds") expect(result.code, describeTerraform(result)).toBe(0);
   else expect(result.code, describeTerraform(result)).not.toBe(0);
@@ -74,21 +72,16 @@ async function convergesAfterFix(terraform: Terraform): Promise<void> {
   await deploy(terraform, "succeeds");
   const again = await deploy(terraform, "succeeds");
   expect(planLine(again)).toBe("No changes.");
-  expect(service.requests.count()).toBe(0);
+  expect(suite.service.requests.count()).toBe(0);
 }
 
 beforeAll(async () => {
-  assertTerraformAvailable();
-  service = await startService({ port: 0, world: cdktfWorld(), recordRequests: true });
-  proxy = new Proxy(Number(new URL(service.url).port));
+  proxy = new Proxy(Number(new URL(suite.service.url).port));
   endpoint = await proxy.listen();
-  home = await mkdtemp(join(tmpdir(), "converge-cdktf-failures-"));
 }, 60_000);
 
 afterAll(async () => {
   await proxy?.close();
-  await service?.close();
-  if (home) await rm(home, { recursive: true, force: true });
 });
 
 describe("a deploy that fails part-way, then the fix", { timeout: 120_000 }, () => {
@@ -96,9 +89,9 @@ describe("a deploy that fails part-way, then the fix", { timeout: 120_000 }, () 
     const { terraform } = await stack("no-token");
     const failed = await deploy(terraform({}), "fails");
     expect(failed.stdout + failed.stderr).toContain("no token: set CONVERGE_TOKEN or pass --token-file FILE");
-    expect(service.requests.count()).toBe(0);
+    expect(suite.service.requests.count()).toBe(0);
     await convergesAfterFix(terraform({ CONVERGE_TOKEN: SECRET_TOKEN }));
-    expect(await liveContact(service, "SECURITY")).toMatchObject({ Title: "CISO" });
+    expect(await liveContact(suite.service, "SECURITY")).toMatchObject({ Title: "CISO" });
   });
 
   it("a 403: the error names the operation and the denial; with a token allowed to write, the next deploy converges", async () => {
@@ -106,9 +99,9 @@ describe("a deploy that fails part-way, then the fix", { timeout: 120_000 }, () 
     const failed = await deploy(terraform({ CONVERGE_TOKEN: READ_ONLY_TOKEN }), "fails");
     expect(failed.stdout + failed.stderr).toMatch(/403 AccessDenied/);
     expect(failed.stdout + failed.stderr).not.toContain(READ_ONLY_TOKEN);
-    expect(await liveContact(service, "SECURITY")).toMatchObject({ Title: "CISO" });
+    expect(await liveContact(suite.service, "SECURITY")).toMatchObject({ Title: "CISO" });
     await convergesAfterFix(terraform({ CONVERGE_TOKEN: SECRET_TOKEN }));
-    expect(await liveContact(service, "SECURITY")).toMatchObject({ Title: "Forbidden Title" });
+    expect(await liveContact(suite.service, "SECURITY")).toMatchObject({ Title: "Forbidden Title" });
   });
 
   it("the service down during a change: the error names the endpoint; once it is up, the next deploy converges", async () => {
@@ -124,7 +117,7 @@ describe("a deploy that fails part-way, then the fix", { timeout: 120_000 }, () 
       proxy.down = false;
     }
     await convergesAfterFix(tf);
-    expect(await liveContact(service, "SECURITY")).toMatchObject({ Title: "Title While Down" });
+    expect(await liveContact(suite.service, "SECURITY")).toMatchObject({ Title: "Title While Down" });
   });
 
   it("the service down while a removed construct is deleted: once it is up, the next deploy deletes it", async () => {
@@ -132,7 +125,7 @@ describe("a deploy that fails part-way, then the fix", { timeout: 120_000 }, () 
     const { synth, terraform } = await stack("removal", { integration: { integrationUri: uri } });
     const tf = terraform({ CONVERGE_TOKEN: SECRET_TOKEN });
     await deploy(tf, "succeeds");
-    expect((await liveIntegrations(service, ORDERS_API)).filter((item) => item.integrationUri === uri)).toHaveLength(1);
+    expect((await liveIntegrations(suite.service, ORDERS_API)).filter((item) => item.integrationUri === uri)).toHaveLength(1);
     // the route and the integration leave the stack: the inventory's destroy provisioner deletes them
     synth({ integration: { integrationUri: "https://kept.example/orders" } });
     proxy.down = true;
@@ -142,9 +135,9 @@ describe("a deploy that fails part-way, then the fix", { timeout: 120_000 }, () 
     } finally {
       proxy.down = false;
     }
-    expect((await liveIntegrations(service, ORDERS_API)).filter((item) => item.integrationUri === uri)).toHaveLength(1);
+    expect((await liveIntegrations(suite.service, ORDERS_API)).filter((item) => item.integrationUri === uri)).toHaveLength(1);
     await convergesAfterFix(tf);
-    expect((await liveIntegrations(service, ORDERS_API)).filter((item) => item.integrationUri === uri)).toEqual([]);
+    expect((await liveIntegrations(suite.service, ORDERS_API)).filter((item) => item.integrationUri === uri)).toEqual([]);
   });
 
   it("the desired-state file edited after synth: refused with nothing sent; synthesized again, the next deploy converges", async () => {
@@ -154,9 +147,9 @@ describe("a deploy that fails part-way, then the fix", { timeout: 120_000 }, () 
     const tf = terraform({ CONVERGE_TOKEN: SECRET_TOKEN });
     const failed = await deploy(tf, "fails");
     expect(failed.stdout + failed.stderr).toContain("is not the desired state terraform planned with");
-    expect(service.requests.count()).toBe(0);
+    expect(suite.service.requests.count()).toBe(0);
     synth({ contact: { title: "Edited Title" } });
     await convergesAfterFix(tf);
-    expect(await liveContact(service, "SECURITY")).toMatchObject({ Title: "Edited Title" });
+    expect(await liveContact(suite.service, "SECURITY")).toMatchObject({ Title: "Edited Title" });
   });
 });

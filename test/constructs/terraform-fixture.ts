@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { expect } from "vitest";
 import { runProcess } from "../support/run-process.js";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -6,6 +7,7 @@ import { DEMO_WORLD, type WorldInput } from "../../src/service/index.js";
 import { builtCliPath } from "../support/serve-process.js";
 import { installSource } from "../provider/terraform-fixture.js";
 import { e2eWorld } from "../e2e/e2e-fixture.js";
+import { readSynth, type SynthOutput } from "./synth-fixture.js";
 
 /**
  * Real terraform against the embedded service: a temp directory per stack, a CLI configuration of
@@ -97,6 +99,28 @@ export function filesUnder(directory: string): Array<{ path: string; text: strin
     else if (entry.isFile() && statSync(path).size < 50 * 1024 * 1024) out.push({ path, text: readFileSync(path, "latin1") });
   }
   return out;
+}
+
+/**
+ * Fails unless a stack's life kept `token` out of everything it left: at least 10 terraform runs,
+ * each file under `outdir` (cdk.tf.json, converge.desired.json, the state and its backup among
+ * them), every synth output (`synthesized` and the latest), and all that terraform printed.
+ */
+export function expectTokenNowhere(token: string, outdir: string, synthesized: ReadonlyArray<SynthOutput>, results: ReadonlyArray<TerraformResult>): void {
+  expect(results.length).toBeGreaterThanOrEqual(10);
+  const latest = readSynth(outdir);
+  const files = filesUnder(outdir);
+  const names = files.map((file) => file.path.slice(outdir.length + 1));
+  expect(names).toEqual(expect.arrayContaining(["stacks/shop/cdk.tf.json", "stacks/shop/converge.desired.json", "stacks/shop/terraform.tfstate", "stacks/shop/terraform.tfstate.backup"]));
+  for (const file of files) expect(file.text.includes(token), `the token in ${file.path}`).toBe(false);
+  for (const output of [...synthesized, latest]) {
+    expect(output.text).not.toContain(token);
+    expect(output.desiredText).not.toContain(token);
+  }
+  for (const result of results) {
+    expect(result.stdout.includes(token), `the token in the output of terraform ${result.args.join(" ")}`).toBe(false);
+    expect(result.stderr.includes(token), `the token in the errors of terraform ${result.args.join(" ")}`).toBe(false);
+  }
 }
 
 /** The `Plan: N to add, N to change, N to destroy.` line of an apply, or "No changes.". */

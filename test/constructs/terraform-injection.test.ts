@@ -1,13 +1,12 @@
 import { mkdtempSync, readdirSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AlternateContact, Integration, Route } from "../../constructs/index.js";
-import { startService, type RunningService } from "../../src/service/index.js";
 import { CHAT_API, liveContact, liveIntegrations, liveRoutes, writeCounts } from "../e2e/e2e-fixture.js";
 import { synthStack, type SynthOutput } from "./synth-fixture.js";
-import { CLI_COMMAND, SECRET_TOKEN, Terraform, assertTerraformAvailable, cdktfWorld, describeTerraform } from "./terraform-fixture.js";
+import { cdktfSuite } from "./terraform-suite.js";
+import { CLI_COMMAND, SECRET_TOKEN, Terraform, describeTerraform } from "./terraform-fixture.js";
 
 /**
  * Issue "cdktf constructs": every string prop holds shell and template syntax. The provisioners get
@@ -35,15 +34,11 @@ const VALUES = {
   requestModel: "`touch /tmp/not-a-model` ${x}",
 };
 
-let service: RunningService;
-let home: string;
+const suite = cdktfSuite("cdktf-injection");
 let terraform: Terraform;
 let output: SynthOutput;
 
 beforeAll(async () => {
-  assertTerraformAvailable();
-  service = await startService({ port: 0, world: cdktfWorld(), recordRequests: true });
-  home = await mkdtemp(join(tmpdir(), "converge-cdktf-injection-"));
   output = synthStack((stack) => {
     new AlternateContact(stack, "operations", { type: "OPERATIONS", name: VALUES.name, title: VALUES.title, emailAddress: VALUES.emailAddress, phoneNumber: VALUES.phoneNumber });
     const integration = new Integration(stack, "handler", {
@@ -65,15 +60,13 @@ beforeAll(async () => {
       modelSelectionExpression: VALUES.modelSelectionExpression,
       requestModels: { "application/json": VALUES.requestModel },
     });
-  }, { vehicle: "terraform_data", endpoint: service.url, cli: CLI_COMMAND, tokenEnvironmentVariable: "CDKTF_INJECTION_TOKEN" }, { outdir: join(home, "cdktf.out") });
-  terraform = new Terraform(output.stackDir, home, { CDKTF_INJECTION_TOKEN: SECRET_TOKEN });
+  }, { vehicle: "terraform_data", endpoint: suite.service.url, cli: CLI_COMMAND, tokenEnvironmentVariable: "CDKTF_INJECTION_TOKEN" }, { outdir: join(suite.home, "cdktf.out") });
+  terraform = new Terraform(output.stackDir, suite.home, { CDKTF_INJECTION_TOKEN: SECRET_TOKEN });
   const init = await terraform.init();
   expect(init.code, describeTerraform(init)).toBe(0);
 }, 90_000);
 
 afterAll(async () => {
-  await service?.close();
-  if (home) await rm(home, { recursive: true, force: true });
   await rm(marker, { recursive: true, force: true });
 });
 
@@ -85,19 +78,19 @@ describe("injection through construct props", { timeout: 90_000 }, () => {
   });
 
   it("terraform apply runs nothing of the values, and the live values equal the inputs byte for byte", async () => {
-    service.requests.reset();
+    suite.service.requests.reset();
     const result = await terraform.apply();
     expect(result.code, describeTerraform(result)).toBe(0);
-    expect(writeCounts(service)).toEqual({ PutAlternateContact: 1, CreateIntegration: 1, CreateRoute: 1 });
+    expect(writeCounts(suite.service)).toEqual({ PutAlternateContact: 1, CreateIntegration: 1, CreateRoute: 1 });
     expect(readdirSync(marker)).toEqual([]);
 
-    const contact = await liveContact(service, "OPERATIONS");
+    const contact = await liveContact(suite.service, "OPERATIONS");
     expect(Buffer.from(String(contact?.Name))).toEqual(Buffer.from(VALUES.name));
     expect(Buffer.from(String(contact?.Title))).toEqual(Buffer.from(VALUES.title));
     expect(Buffer.from(String(contact?.EmailAddress))).toEqual(Buffer.from(VALUES.emailAddress));
     expect(Buffer.from(String(contact?.PhoneNumber))).toEqual(Buffer.from(VALUES.phoneNumber));
 
-    const integrations = (await liveIntegrations(service, CHAT_API)).filter((item) => item.integrationUri === VALUES.integrationUri);
+    const integrations = (await liveIntegrations(suite.service, CHAT_API)).filter((item) => item.integrationUri === VALUES.integrationUri);
     expect(integrations).toHaveLength(1);
     expect(integrations[0]).toMatchObject({
       description: VALUES.description,
@@ -105,7 +98,7 @@ describe("injection through construct props", { timeout: 90_000 }, () => {
       credentialsArn: VALUES.credentialsArn,
       requestTemplates: { "application/json": VALUES.requestTemplate },
     });
-    const routes = (await liveRoutes(service, CHAT_API)).filter((route) => route.routeKey === VALUES.routeKey);
+    const routes = (await liveRoutes(suite.service, CHAT_API)).filter((route) => route.routeKey === VALUES.routeKey);
     expect(routes).toHaveLength(1);
     expect(routes[0]).toMatchObject({
       target: `integrations/${integrations[0]!.integrationId}`,
@@ -117,20 +110,20 @@ describe("injection through construct props", { timeout: 90_000 }, () => {
   });
 
   it("a second apply sees no change: the documents in state read back as synthesized", async () => {
-    service.requests.reset();
+    suite.service.requests.reset();
     const result = await terraform.apply();
     expect(result.code, describeTerraform(result)).toBe(0);
     expect(result.stdout).toMatch(/^No changes\. Your infrastructure matches the configuration\./m);
-    expect(service.requests.count()).toBe(0);
+    expect(suite.service.requests.count()).toBe(0);
   });
 
   it("terraform destroy deletes through the same documents, running nothing of them", async () => {
-    service.requests.reset();
+    suite.service.requests.reset();
     const result = await terraform.destroy();
     expect(result.code, describeTerraform(result)).toBe(0);
-    expect(writeCounts(service)).toEqual({ DeleteAlternateContact: 1, DeleteRoute: 1, DeleteIntegration: 1 });
-    expect(await liveContact(service, "OPERATIONS")).toBeNull();
-    expect((await liveRoutes(service, CHAT_API)).filter((route) => route.routeKey === VALUES.routeKey)).toEqual([]);
+    expect(writeCounts(suite.service)).toEqual({ DeleteAlternateContact: 1, DeleteRoute: 1, DeleteIntegration: 1 });
+    expect(await liveContact(suite.service, "OPERATIONS")).toBeNull();
+    expect((await liveRoutes(suite.service, CHAT_API)).filter((route) => route.routeKey === VALUES.routeKey)).toEqual([]);
     expect(readdirSync(marker)).toEqual([]);
     for (const run of terraform.results) expect(`${run.stdout}${run.stderr}`).not.toContain(SECRET_TOKEN);
   });

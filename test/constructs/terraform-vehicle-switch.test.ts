@@ -1,15 +1,14 @@
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { TerraformStack } from "cdktf";
-import { startService, type RunningService } from "../../src/service/index.js";
+import type { RunningService } from "../../src/service/index.js";
 import { Route, type ConvergeConfigProps } from "../../constructs/index.js";
 import { liveContact, liveIntegrations, liveRegionStatus, liveRoutes, writeRequests } from "../e2e/e2e-fixture.js";
 import { ORDERS_API, buildShop, type ShopOptions } from "./shop-stack.js";
 import { synthStack, type LibraryName, type SynthOutput } from "./synth-fixture.js";
-import { CLI_COMMAND, NO_NETWORK, SECRET_TOKEN, Terraform, assertTerraformAvailable, cdktfWorld, convergeRuns, describeTerraform, installConvergeProvider, type TerraformResult } from "./terraform-fixture.js";
+import { CLI_COMMAND, NO_NETWORK, SECRET_TOKEN, Terraform, convergeRuns, describeTerraform, type TerraformResult } from "./terraform-fixture.js";
+import { cdktfSuite } from "./terraform-suite.js";
 
 /**
  * Issue 26, item 3, end to end with real terraform: a stack deployed with the default terraform_data
@@ -44,15 +43,14 @@ async function liveSnapshot(service: RunningService) {
 }
 
 describe.each<LibraryName>(["cdktf", "cdktn"])("switching a deployed stack from terraform_data to the provider vehicle (%s)", { timeout: 180_000 }, (library) => {
-  let service: RunningService;
-  let home: string;
+  const suite = cdktfSuite(`${library}-switch`, { install: true });
   let outdir: string;
   let terraform: Terraform;
 
   const synth = (config: ConvergeConfigProps, more: (stack: TerraformStack) => void): SynthOutput =>
-    synthStack(more, { endpoint: service.url, ...config }, { outdir, library });
+    synthStack(more, { endpoint: suite.service.url, ...config }, { outdir, library });
   const run = async (args: ReadonlyArray<string>, expectedCode = 0): Promise<TerraformResult> => {
-    service.requests.reset();
+    suite.service.requests.reset();
     const result = await terraform.run(args, 120_000);
     expect(result.code, describeTerraform(result)).toBe(expectedCode);
     return result;
@@ -61,29 +59,20 @@ describe.each<LibraryName>(["cdktf", "cdktn"])("switching a deployed stack from 
   const apply = () => run(["apply", "-auto-approve", "-input=false", "-no-color"]);
 
   beforeAll(async () => {
-    assertTerraformAvailable();
-    service = await startService({ port: 0, world: cdktfWorld(), recordRequests: true });
-    home = await mkdtemp(join(tmpdir(), `converge-${library}-switch-`));
-    outdir = join(home, "cdktf.out");
-    await installConvergeProvider(home);
+    outdir = join(suite.home, "cdktf.out");
     const first = synth({ vehicle: "terraform_data", cli: CLI_COMMAND }, (stack) => build(stack));
-    terraform = new Terraform(first.stackDir, home, { CONVERGE_TOKEN: SECRET_TOKEN, ...NO_NETWORK });
+    terraform = new Terraform(first.stackDir, suite.home, { CONVERGE_TOKEN: SECRET_TOKEN, ...NO_NETWORK });
     expect((await terraform.init()).code).toBe(0);
   }, 90_000);
-
-  afterAll(async () => {
-    await service?.close();
-    if (home) await rm(home, { recursive: true, force: true });
-  });
 
   it("deploys with terraform_data: one converge run creates what the stack declares", async () => {
     const result = await apply();
     expect(convergeRuns(result)).toEqual(["terraform_data.converge_apply"]);
-    expect(writeRequests(service).map((record) => record.operation).sort()).toEqual(["CreateIntegration", "CreateRoute", "CreateRoute", "EnableRegion", "PutAlternateContact"]);
+    expect(writeRequests(suite.service).map((record) => record.operation).sort()).toEqual(["CreateIntegration", "CreateRoute", "CreateRoute", "EnableRegion", "PutAlternateContact"]);
   });
 
   it("switches to the provider vehicle: the plan imports every construct's resource and forgets the three vehicle resources, with nothing to add, change or destroy", async () => {
-    const before = await liveSnapshot(service);
+    const before = await liveSnapshot(suite.service);
     synth({ vehicle: "provider", switchingFrom: "terraform_data" }, (stack) => build(stack));
     expect((await terraform.init()).code).toBe(0);
     const planned = await plan(2);
@@ -94,13 +83,13 @@ describe.each<LibraryName>(["cdktf", "cdktn"])("switching a deployed stack from 
     expect(planned.stdout).toContain(`converge_route.get-orders: Preparing import... [id=${ORDERS_API}?route_key=GET%20%2Forders]`);
     expect(planned.stdout).toContain("converge_route.get-item: Preparing import... [id=a1b2c3d4e5?route_key=GET%20%2Fitems%2F%7Bid%7D]");
     expect(planned.stdout).not.toMatch(/will be (created|destroyed|updated in-place|replaced)|must be replaced/);
-    expect(writeRequests(service)).toEqual([]);
+    expect(writeRequests(suite.service)).toEqual([]);
 
     const applied = await apply();
     expect(applied.stdout).toContain("Apply complete! Resources: 5 imported, 0 added, 0 changed, 0 destroyed.");
     expect(convergeRuns(applied)).toEqual([]);
-    expect(writeRequests(service)).toEqual([]);
-    expect(await liveSnapshot(service)).toEqual(before);
+    expect(writeRequests(suite.service)).toEqual([]);
+    expect(await liveSnapshot(suite.service)).toEqual(before);
     expect(stateAddresses(terraform.stackDir)).toEqual(["converge_alternate_contact.security", "converge_integration.orders-backend", "converge_region_opt_in.ap-east", "converge_route.get-item", "converge_route.get-orders", "data.converge_api.api_orders"]);
   });
 
@@ -109,19 +98,19 @@ describe.each<LibraryName>(["cdktf", "cdktn"])("switching a deployed stack from 
     expect(clean.stdout).toContain("No changes.");
     synth({ vehicle: "provider" }, (stack) => build(stack));
     await plan(0);
-    expect(writeRequests(service)).toEqual([]);
+    expect(writeRequests(suite.service)).toEqual([]);
   });
 
   it("moves a construct renamed under the provider vehicle (renamedFrom) instead of replacing it: no write", async () => {
-    const before = await liveSnapshot(service);
+    const before = await liveSnapshot(suite.service);
     synth({ vehicle: "provider" }, (stack) => build(stack, {}, { from: "orders-backend" }));
     const planned = await plan(2);
     expect(planned.stdout).toContain("# converge_integration.orders-backend has moved to converge_integration.orders-integration");
     expect(planned.stdout).toContain("Plan: 0 to add, 0 to change, 0 to destroy.");
     const applied = await apply();
     expect(applied.stdout).toContain("Apply complete! Resources: 0 added, 0 changed, 0 destroyed.");
-    expect(writeRequests(service)).toEqual([]);
-    expect(await liveSnapshot(service)).toEqual(before);
+    expect(writeRequests(suite.service)).toEqual([]);
+    expect(await liveSnapshot(suite.service)).toEqual(before);
     await plan(0);
   });
 });

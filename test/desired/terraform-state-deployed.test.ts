@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { checkDocument } from "../../src/desired/document-value.js";
 import { loadTerraformStates, type LoadedState } from "../../src/desired/terraform-state.js";
 import type { KindBinding } from "../../src/provider/kind-resource/index.js";
@@ -8,18 +8,8 @@ import { alternateContactBinding } from "../../src/provider/resources/alternate-
 import { integrationBinding } from "../../src/provider/resources/integration.js";
 import { regionOptInBinding } from "../../src/provider/resources/region-opt-in.js";
 import { routeBinding } from "../../src/provider/resources/route.js";
-import type { RunningService } from "../../src/service/index.js";
-import {
-  describeResult,
-  installProvider,
-  MEMBER_ACCOUNT,
-  ORDERS_API,
-  providerBlock,
-  startProviderService,
-  TerraformDir,
-  TERRAFORM_TEST_TIMEOUT_MS,
-  type ProviderHome,
-} from "../provider/terraform-fixture.js";
+import { describeResult, MEMBER_ACCOUNT, memberBillingContact, ORDERS_API, providerBlock, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "../provider/terraform-fixture.js";
+import { terraformSuite } from "../provider/terraform-suite.js";
 
 /**
  * A state terraform 1.11 wrote through converge's provider (installed by the CLI, against the
@@ -28,8 +18,7 @@ import {
  * terraform_data. Its instances load as the documents the provider plans for them.
  */
 
-let service: RunningService;
-let home: ProviderHome;
+const suite = terraformSuite("state-source");
 let work: TerraformDir;
 let state: LoadedState;
 
@@ -86,15 +75,7 @@ module "edge" {
   api_id = data.converge_api.orders.api_id
 }
 
-resource "converge_alternate_contact" "billing" {
-  account_id             = "${MEMBER_ACCOUNT}"
-  alternate_contact_type = "BILLING"
-  name                   = "Ana Billing"
-  title                  = "Controller"
-  email_address          = "billing@example.com"
-  phone_number           = "+1 555 0100"
-}
-
+${memberBillingContact("+1 555 0100")}
 resource "converge_region_opt_in" "east" {
   account_id  = "${MEMBER_ACCOUNT}"
   region_name = "ap-east-1"
@@ -103,9 +84,7 @@ resource "converge_region_opt_in" "east" {
 `;
 
 beforeAll(async () => {
-  service = await startProviderService();
-  home = await installProvider("state-source");
-  work = TerraformDir.for(home, "stack", service);
+  work = suite.dir("stack");
   work.write(MAIN);
   mkdirSync(work.path("edge"));
   writeFileSync(join(work.path("edge"), "main.tf"), EDGE_MODULE);
@@ -115,11 +94,6 @@ beforeAll(async () => {
   if (apply.code !== 0) throw new Error(describeResult(apply));
   [state] = await loadTerraformStates(["terraform.tfstate"], { cwd: work.dir });
 }, TERRAFORM_TEST_TIMEOUT_MS);
-
-afterAll(async () => {
-  await service?.close();
-  home?.remove();
-});
 
 const BINDINGS: Readonly<Record<string, KindBinding<never>>> = Object.fromEntries(
   [routeBinding, integrationBinding, alternateContactBinding, regionOptInBinding].map((binding) => [binding.typeName, binding as unknown as KindBinding<never>]),

@@ -5,21 +5,8 @@ import type { DriftReport } from "../../src/reconcile/drift-report.js";
 import type { RunningService } from "../../src/service/index.js";
 import { runCli, type CliResult } from "../support/cli.js";
 import { accountCall, call } from "../support/http.js";
-import {
-  ADMIN_TOKEN,
-  CHAT_API,
-  E2E_TIMEOUT_MS,
-  ORDERS_API,
-  converge,
-  createIntegrationOverHttp,
-  createRouteOverHttp,
-  expectExit,
-  liveIntegrations,
-  liveRoute,
-  writeFiles,
-  useE2eResources,
-} from "../e2e/e2e-fixture.js";
-import { ORDERS_LINES, countOutcomes, normalizeReport, outcomeLines, parseDriftJson, resourceAt } from "./support/drift-fixture.js";
+import { ADMIN_TOKEN, CHAT_API, E2E_TIMEOUT_MS, ORDERS_API, converge, createIntegrationOverHttp, createRouteOverHttp, expectExit, liveIntegrations, liveRoute, writeFiles, useE2eResources } from "../e2e/e2e-fixture.js";
+import { MEMBER_BILLING_LINES, ORDERS_LINES, US_EAST_DISABLED_LINES, countOutcomes, normalizeReport, outcomeLines, parseDriftJson, resourceAt } from "./support/drift-fixture.js";
 import { elementsNamed, parseXml, type XmlElement } from "./support/xml.js";
 
 /**
@@ -50,15 +37,7 @@ const FILES: Record<string, string> = {
     "",
   ].join("\n"),
   // a contact changed behind converge's back, and a Region that cannot be disabled (refused)
-  "accounts.yaml": [
-    "kind: AlternateContact",
-    'account: "222222222222"',
-    "spec: {type: BILLING, name: Billing Team, title: Controller, emailAddress: billing@example.com, phoneNumber: \"+1 555 0101\"}",
-    "---",
-    "kind: RegionOptIn",
-    "spec: {region: us-east-1, enabled: false}",
-    "",
-  ].join("\n"),
+  "accounts.yaml": [...MEMBER_BILLING_LINES, "---", ...US_EAST_DISABLED_LINES, ""].join("\n"),
   // the orders API, owned (no prune: unmanaged resources are reported all the same)
   "orders.yaml": [
     ...ORDERS_LINES,

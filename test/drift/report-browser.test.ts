@@ -8,6 +8,7 @@ import type { RunningService } from "../../src/service/index.js";
 import { ADMIN_TOKEN, E2E_TIMEOUT_MS, ORDERS_API, converge, expectExit, liveRoute, useE2eResources, writeFiles, createRouteOverHttp } from "../e2e/e2e-fixture.js";
 import { chromiumMissingReason, launchChromium } from "../support/chromium.js";
 import { accountCall, call } from "../support/http.js";
+import { MEMBER_BILLING_LINES, ordersApiLines, routeLines, US_EAST_DISABLED_LINES } from "./support/drift-fixture.js";
 
 /**
  * The HTML drift report in a real browser: headless Chromium (Debian's package, driven by
@@ -33,37 +34,16 @@ const FILES: Record<string, string> = {
     "kind: AlternateContact",
     `spec: {type: SECURITY, name: ${JSON.stringify(DESIRED_NAME)}, title: "CISO & Co", emailAddress: security@example.com, phoneNumber: "+1 555 0100"}`,
     "---",
-    "kind: AlternateContact",
-    'account: "222222222222"',
-    'spec: {type: BILLING, name: Billing Team, title: Controller, emailAddress: billing@example.com, phoneNumber: "+1 555 0101"}',
+    ...MEMBER_BILLING_LINES,
     "---",
     "kind: AlternateContact",
     'account: "222222222222"',
     'spec: {type: OPERATIONS, name: Ops, title: On call, emailAddress: ops@example.com, phoneNumber: "+1 555 0102"}',
     "---",
-    "kind: RegionOptIn",
-    "spec: {region: us-east-1, enabled: false}",
+    ...US_EAST_DISABLED_LINES,
     "",
   ].join("\n"),
-  "orders.yaml": [
-    "kind: Api",
-    `api: ${ORDERS_API}`,
-    "spec: {protocolType: HTTP}",
-    "---",
-    "kind: Integration",
-    "name: backend",
-    `api: ${ORDERS_API}`,
-    'spec: {integrationType: HTTP_PROXY, integrationUri: "https://backend.example/orders", integrationMethod: ANY, payloadFormatVersion: "1.0"}',
-    "---",
-    "kind: Route",
-    `api: ${ORDERS_API}`,
-    "spec: {routeKey: GET /orders, target: {integration: backend}}",
-    "---",
-    "kind: Route",
-    `api: ${ORDERS_API}`,
-    "spec: {routeKey: POST /orders, target: {integration: backend}}",
-    "",
-  ].join("\n"),
+  "orders.yaml": [...ordersApiLines(), ...routeLines(ORDERS_API, "{routeKey: POST /orders, target: {integration: backend}}"), ""].join("\n"),
 };
 
 const { services, dirs } = useE2eResources();

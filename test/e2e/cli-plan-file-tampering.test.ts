@@ -3,21 +3,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { RunningService } from "../../src/service/index.js";
 import { call } from "../support/http.js";
-import {
-  ADMIN_TOKEN,
-  E2E_TIMEOUT_MS,
-  ORDERS_API,
-  converge,
-  createIntegrationOverHttp,
-  createRouteOverHttp,
-  expectExit,
-  liveIntegrations,
-  liveRoute,
-  liveRoutes,
-  useE2eResources,
-  writeFiles,
-  writeRequests,
-} from "./e2e-fixture.js";
+import { ADMIN_TOKEN, E2E_TIMEOUT_MS, ORDERS_API, converge, createIntegrationOverHttp, createRouteOverHttp, expectExit, liveIntegrations, liveRoute, liveRoutes, useE2eResources, writeFiles, writeRequests } from "./e2e-fixture.js";
 
 /**
  * `apply PLAN.json` applies a saved plan only when planning the file's own documents against the

@@ -1,25 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { RunningService } from "../../src/service/index.js";
 import { call } from "../support/http.js";
-import {
-  ADMIN_TOKEN,
-  E2E_TIMEOUT_MS,
-  ORDERS_API,
-  actionLines,
-  converge,
-  createIntegrationOverHttp,
-  createRouteOverHttp,
-  expectExit,
-  liveIntegrations,
-  liveRoute,
-  liveRoutes,
-  parsePlanJson,
-  writeCounts,
-  writeFiles,
-  type LiveIntegration,
-  type LiveRoute,
-  useE2eResources,
-} from "./e2e-fixture.js";
+import { ADMIN_TOKEN, E2E_TIMEOUT_MS, ORDERS_API, actionLines, converge, createIntegrationOverHttp, createRouteOverHttp, expectExit, liveIntegrations, liveRoute, liveRoutes, parsePlanJson, writeCounts, writeFiles, type LiveIntegration, type LiveRoute, useE2eResources } from "./e2e-fixture.js";
 
 /**
  * Pruning and the protections, end to end: undeclared routes and integrations of an owned API are

@@ -1,30 +1,15 @@
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collect, type Clients } from "../../src/clients/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { collect } from "../../src/clients/index.js";
 import { Route as RouteConstruct } from "../../constructs/index.js";
 import type { DriftReport } from "../../src/reconcile/drift-report.js";
-import type { RunningService } from "../../src/service/index.js";
 import { describeCliResult, runCli, type CliResult } from "../support/cli.js";
-import {
-  clientsOf,
-  describeResult,
-  installProvider,
-  liveRoutes,
-  CHAT_API,
-  MEMBER_ACCOUNT,
-  ORDERS_API,
-  planLine,
-  providerBlock,
-  startProviderService,
-  TerraformDir,
-  TERRAFORM_TEST_TIMEOUT_MS,
-  TOKEN,
-  type ProviderHome,
-} from "../provider/terraform-fixture.js";
+import { describeResult, liveRoutes, CHAT_API, MEMBER_ACCOUNT, memberBillingContact, ORDERS_API, planLine, providerBlock, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, TOKEN } from "../provider/terraform-fixture.js";
+import { terraformSuite } from "../provider/terraform-suite.js";
 import { synthStack } from "../constructs/synth-fixture.js";
 import { CLI_COMMAND, describeTerraform, Terraform } from "../constructs/terraform-fixture.js";
-import { outcomeLines, parseDriftJson, resourceAt } from "../drift/support/drift-fixture.js";
+import { ordersApiLines, outcomeLines, parseDriftJson, resourceAt, routeLines } from "../drift/support/drift-fixture.js";
 
 /**
  * Issue 31 end to end, drift over the whole estate: one service (port 0) holding an estate managed
@@ -38,14 +23,12 @@ import { outcomeLines, parseDriftJson, resourceAt } from "../drift/support/drift
  * state, and bad inputs refused before any read. The steps share that estate and run in order.
  */
 
+const suite = terraformSuite("drift-estate");
 /** The API the YAML's Api document owns (the demo world's "orders"); the HCL module manages a route and an integration in it too. */
 const API_A = ORDERS_API;
 /** The opt-in Region opted in by hand (DISABLED in the demo world). */
 const HAND_REGION = "af-south-1";
 
-let service: RunningService;
-let clients: Clients;
-let home: ProviderHome;
 let hcl: TerraformDir;
 let stack: Terraform;
 /** The stack's cdktf output directory (what `--from-synth` reads). */
@@ -62,25 +45,7 @@ let quickCreated: { integrationId: string };
 const notInSync = (report: DriftReport): string[] => outcomeLines(report).filter((line) => !line.startsWith("in-sync "));
 
 const YAML_FILES = (): Record<string, string> => ({
-  "orders.yaml": [
-    "kind: Api",
-    `api: ${API_A}`,
-    "spec: {protocolType: HTTP}",
-    "---",
-    "kind: Integration",
-    "name: backend",
-    `api: ${API_A}`,
-    'spec: {integrationType: HTTP_PROXY, integrationUri: "https://backend.example/orders", integrationMethod: ANY, payloadFormatVersion: "1.0"}',
-    "---",
-    "kind: Route",
-    `api: ${API_A}`,
-    "spec: {routeKey: GET /orders, target: {integration: backend}}",
-    "---",
-    "kind: Route",
-    `api: ${API_A}`,
-    'spec: {routeKey: "DELETE /orders/{id}", target: {integration: backend}}',
-    "",
-  ].join("\n"),
+  "orders.yaml": [...ordersApiLines(API_A), ...routeLines(API_A, '{routeKey: "DELETE /orders/{id}", target: {integration: backend}}'), ""].join("\n"),
   "accounts.yaml": [
     "kind: AlternateContact",
     'spec: {type: SECURITY, name: Security Team, title: CISO, emailAddress: security@example.com, phoneNumber: "+1 555 0100"}',
@@ -112,19 +77,11 @@ resource "converge_route" "catalog" {
   route_key = "GET /catalog"
 }
 
-resource "converge_alternate_contact" "billing" {
-  account_id             = "${MEMBER_ACCOUNT}"
-  alternate_contact_type = "BILLING"
-  name                   = "Ana Billing"
-  title                  = "Controller"
-  email_address          = "billing@example.com"
-  phone_number           = "+1 555 0101"
-}
-`;
+${memberBillingContact("+1 555 0101")}`;
 
 /** `converge ARGS` in the YAML directory, with TOKEN (an administrator of the management account). */
 function converge(args: ReadonlyArray<string>): Promise<CliResult> {
-  return runCli(args, { cwd: work, env: { CONVERGE_ENDPOINT: service.url, CONVERGE_TOKEN: TOKEN, GITHUB_STEP_SUMMARY: undefined }, timeoutMs: 90_000 });
+  return runCli(args, { cwd: work, env: { CONVERGE_ENDPOINT: suite.service.url, CONVERGE_TOKEN: TOKEN, GITHUB_STEP_SUMMARY: undefined }, timeoutMs: 90_000 });
 }
 
 function expectExit(result: CliResult, code: number): void {
@@ -135,20 +92,17 @@ function expectExit(result: CliResult, code: number): void {
 const ESTATE = (): string[] => ["drift", "-f", ".", "--state", hcl.path("terraform.tfstate"), "--from-synth", synthDir, "--state", join(synthDir, "stacks", "shop", "terraform.tfstate"), "--output", "json"];
 
 beforeAll(async () => {
-  service = await startProviderService();
-  clients = clientsOf(service);
-  home = await installProvider("drift-estate");
-  expect(home.install.code, home.install.stderr).toBe(0);
-  apiB = (await clients.gateway.createApi({ name: "catalog", protocolType: "HTTP" })).apiId;
+  expect(suite.home.install.code, suite.home.install.stderr).toBe(0);
+  apiB = (await suite.clients.gateway.createApi({ name: "catalog", protocolType: "HTTP" })).apiId;
 
   // 1. the YAML directory, applied by the CLI
-  work = join(home.root, "yaml");
+  work = join(suite.home.root, "yaml");
   await mkdir(work);
   for (const [name, text] of Object.entries(YAML_FILES())) await writeFile(join(work, name), text);
   expectExit(await converge(["apply", "-f", ".", "--auto-approve"]), 0);
 
   // the HCL root module, applied by terraform through converge's provider
-  hcl = TerraformDir.for(home, "hcl", service);
+  hcl = suite.dir("hcl");
   hcl.write(HCL_MAIN());
   for (const step of [() => hcl.init(), () => hcl.apply()]) {
     const result = await step();
@@ -156,11 +110,11 @@ beforeAll(async () => {
   }
 
   // the cdktf stack (terraform_data vehicle), deployed by terraform: it runs the compiled CLI
-  synthDir = join(home.root, "cdktf.out");
+  synthDir = join(suite.home.root, "cdktf.out");
   const synth = synthStack((scope) => {
     new RouteConstruct(scope, "stock", { api: apiB, routeKey: "GET /stock" });
-  }, { vehicle: "terraform_data", endpoint: service.url, cli: CLI_COMMAND }, { outdir: synthDir });
-  const stackHome = join(home.root, "stack-home");
+  }, { vehicle: "terraform_data", endpoint: suite.service.url, cli: CLI_COMMAND }, { outdir: synthDir });
+  const stackHome = join(suite.home.root, "stack-home");
   await mkdir(stackHome);
   stack = new Terraform(synth.stackDir, stackHome, { CONVERGE_TOKEN: TOKEN });
   for (const step of [() => stack.init(), () => stack.apply()]) {
@@ -169,21 +123,16 @@ beforeAll(async () => {
   }
 
   // 2. changes by hand, through the typed clients
-  await clients.account.putAlternateContact({ AccountId: MEMBER_ACCOUNT, AlternateContactType: "BILLING", Name: "Ana Billing", Title: "Controller", EmailAddress: "billing@example.com", PhoneNumber: "+1 555 0199" });
-  const doomed = (await liveRoutes(clients, API_A)).find((route) => route.routeKey === "DELETE /orders/{id}")!;
-  expect(await clients.gateway.deleteRoute(API_A, doomed.routeId)).toBe(true);
-  await clients.gateway.createRoute(API_A, { routeKey: "GET /stray" });
-  apiC = (await clients.gateway.createApi({ name: "ghost", protocolType: "HTTP" })).apiId;
-  await clients.gateway.createRoute(apiC, { routeKey: "GET /ghost" });
-  await clients.account.enableRegion({ RegionName: HAND_REGION });
-  quickCreated = (await collect(clients.gateway.integrations(API_A))).find((integration) => integration.apiGatewayManaged === true)!;
-  service.requests.reset();
+  await suite.clients.account.putAlternateContact({ AccountId: MEMBER_ACCOUNT, AlternateContactType: "BILLING", Name: "Ana Billing", Title: "Controller", EmailAddress: "billing@example.com", PhoneNumber: "+1 555 0199" });
+  const doomed = (await liveRoutes(suite.clients, API_A)).find((route) => route.routeKey === "DELETE /orders/{id}")!;
+  expect(await suite.clients.gateway.deleteRoute(API_A, doomed.routeId)).toBe(true);
+  await suite.clients.gateway.createRoute(API_A, { routeKey: "GET /stray" });
+  apiC = (await suite.clients.gateway.createApi({ name: "ghost", protocolType: "HTTP" })).apiId;
+  await suite.clients.gateway.createRoute(apiC, { routeKey: "GET /ghost" });
+  await suite.clients.account.enableRegion({ RegionName: HAND_REGION });
+  quickCreated = (await collect(suite.clients.gateway.integrations(API_A))).find((integration) => integration.apiGatewayManaged === true)!;
+  suite.service.requests.reset();
 }, 300_000);
-
-afterAll(async () => {
-  await service?.close();
-  home?.remove();
-});
 
 describe("converge drift over an estate managed three ways", { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   let owned: DriftReport;
@@ -195,7 +144,7 @@ describe("converge drift over an estate managed three ways", { timeout: TERRAFOR
     const ownedRun = await converge(ESTATE());
     expectExit(ownedRun, 2);
     owned = parseDriftJson(ownedRun);
-    allReportFile = join(home.root, "report-all.json");
+    allReportFile = join(suite.home.root, "report-all.json");
     const allRun = await converge([...ESTATE(), "--unmanaged", "all", "--report", allReportFile]);
     expectExit(allRun, 2);
     all = parseDriftJson(allRun);
@@ -244,7 +193,7 @@ describe("converge drift over an estate managed three ways", { timeout: TERRAFOR
   });
 
   it("marks the stray route an ignore rule accepts with the rule's file, line and reason, and takes the exit code from the rest", async () => {
-    await writeFile(join(home.root, "accept-stray.yaml"), [
+    await writeFile(join(suite.home.root, "accept-stray.yaml"), [
       "# the on-call team's debugging route",
       `- address: "Route/${API_A}/GET /stray"`,
       "  outcomes: [unmanaged]",
@@ -261,7 +210,7 @@ describe("converge drift over an estate managed three ways", { timeout: TERRAFOR
   it("turns the --unmanaged all report into a baseline with drift-ignore; drift with that baseline exits 0", async () => {
     const baseline = await converge(["drift-ignore", allReportFile, "--reason", "baseline"]);
     expectExit(baseline, 0);
-    const baselineFile = join(home.root, "baseline.yaml");
+    const baselineFile = join(suite.home.root, "baseline.yaml");
     await writeFile(baselineFile, baseline.stdout);
     const result = await converge([...ESTATE(), "--unmanaged", "all", "--ignore", baselineFile]);
     expectExit(result, 0);
@@ -272,7 +221,7 @@ describe("converge drift over an estate managed three ways", { timeout: TERRAFOR
   });
 
   it("exports the unmanaged resources of the --unmanaged all report as terraform whose plan only imports", async () => {
-    const out = join(home.root, "exported");
+    const out = join(suite.home.root, "exported");
     const exported = await converge(["export", "--format", "terraform", "--from-drift", allReportFile, "-o", out]);
     expectExit(exported, 0);
     // the stray route of A, the route of C and the Region: a resource and an import block each; the APIs (C, chat) are data sources
@@ -280,7 +229,7 @@ describe("converge drift over an estate managed three ways", { timeout: TERRAFOR
     const written = (await Promise.all((await readdir(out)).map((file) => readFile(join(out, file), "utf8")))).join("\n");
     expect(written.match(/^import \{$/gm)).toHaveLength(3);
     expect(written).toContain(`to = converge_region_opt_in.af_south_1\n  id = "${HAND_REGION}"`);
-    const imports = new TerraformDir(home, "exported", hcl.env);
+    const imports = new TerraformDir(suite.home, "exported", hcl.env);
     const init = await imports.init();
     expect(init.code, describeResult(init)).toBe(0);
     const plan = await imports.plan();
@@ -291,14 +240,14 @@ describe("converge drift over an estate managed three ways", { timeout: TERRAFOR
 
 describe("what drift reads and what plan prunes, beside terraform's state", { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   it("reads for the YAML alone only what its documents' read keys need", async () => {
-    service.requests.reset();
+    suite.service.requests.reset();
     const result = await converge(["drift", "-f", ".", "--output", "json"]);
     expectExit(result, 2);
-    const reads = Object.fromEntries(["GetApis", "GetApi", "GetRoutes", "GetIntegrations", "GetAlternateContact", "ListRegions"].map((operation) => [operation, service.requests.count({ operation })]));
+    const reads = Object.fromEntries(["GetApis", "GetApi", "GetRoutes", "GetIntegrations", "GetAlternateContact", "ListRegions"].map((operation) => [operation, suite.service.requests.count({ operation })]));
     // API A: one GetRoutes + one GetIntegrations; its Api document gives its protocol, so no GetApi, and no API is named, so no GetApis;
     // one GetAlternateContact for the one contact (SECURITY of the caller); one ListRegions for the one account with a RegionOptIn (222…)
     expect(reads).toEqual({ GetApis: 0, GetApi: 0, GetRoutes: 1, GetIntegrations: 1, GetAlternateContact: 1, ListRegions: 1 });
-    expect(service.requests.count()).toBe(4);
+    expect(suite.service.requests.count()).toBe(4);
   });
 
   it("plans no delete of what the HCL module manages in API A with --state, and plans those deletes without it", async () => {
@@ -326,12 +275,12 @@ describe("bad inputs, refused before any read", { timeout: TERRAFORM_TEST_TIMEOU
   ];
 
   it.each(cases)("refuses $name (exit 1, file and line named, no request)", async ({ file, text, flag, message }) => {
-    await writeFile(join(home.root, file), text);
-    service.requests.reset();
+    await writeFile(join(suite.home.root, file), text);
+    suite.service.requests.reset();
     const result = await converge(["drift", "-f", ".", "--state", hcl.path("terraform.tfstate"), flag, join("..", file)]);
     expectExit(result, 1);
     expect(result.stderr).toMatch(message);
     expect(result.stdout).toBe("");
-    expect(service.requests.count()).toBe(0);
+    expect(suite.service.requests.count()).toBe(0);
   });
 });

@@ -1,24 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Clients } from "../../src/clients/index.js";
-import type { RunningService } from "../../src/service/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { parseDriftReport, type DriftReport } from "../../src/reconcile/drift-report.js";
 import { runProcess, type ProcessResult } from "../support/run-process.js";
 import { builtCliPath } from "../support/serve-process.js";
-import {
-  clientsOf,
-  describeResult,
-  installProvider,
-  operations,
-  planLine,
-  requestsDuring,
-  startProviderService,
-  TerraformDir,
-  TERRAFORM_TEST_TIMEOUT_MS,
-  TOKEN,
-  type ProviderHome,
-} from "../provider/terraform-fixture.js";
+import { describeResult, operations, planLine, requestsDuring, TERRAFORM_TEST_TIMEOUT_MS, TOKEN } from "../provider/terraform-fixture.js";
+import { terraformSuite } from "../provider/terraform-suite.js";
 
 /**
  * `converge export --from-drift` end to end (the compiled CLI, real terraform 1.11 and converge's
@@ -28,9 +15,7 @@ import {
  * unmanaged. Then the inputs export refuses or has nothing to do with.
  */
 
-let service: RunningService;
-let clients: Clients;
-let home: ProviderHome;
+const suite = terraformSuite("from-drift");
 let work: string;
 let apiId: string;
 const ids: Record<string, string> = {};
@@ -38,7 +23,7 @@ const ids: Record<string, string> = {};
 function converge(args: ReadonlyArray<string>): Promise<ProcessResult> {
   return runProcess(process.execPath, [builtCliPath(), ...args], {
     cwd: work,
-    env: { PATH: process.env.PATH ?? "", CONVERGE_ENDPOINT: service.url, CONVERGE_TOKEN: TOKEN },
+    env: { PATH: process.env.PATH ?? "", CONVERGE_ENDPOINT: suite.service.url, CONVERGE_TOKEN: TOKEN },
     timeoutMs: 60_000,
   });
 }
@@ -47,12 +32,9 @@ const readReport = (file: string): DriftReport => parseDriftReport(JSON.parse(re
 const unmanagedOf = (report: DriftReport): string[] => report.resources.filter((resource) => resource.outcome === "unmanaged").map(({ address }) => address);
 
 beforeAll(async () => {
-  service = await startProviderService();
-  clients = clientsOf(service);
-  home = await installProvider("from-drift");
-  work = join(home.root, "work");
+  work = join(suite.home.root, "work");
   mkdirSync(join(work, "sources"), { recursive: true });
-  const { gateway } = clients;
+  const { gateway } = suite.clients;
   apiId = (await gateway.createApi({ name: "shop", protocolType: "HTTP" })).apiId;
   // declared by the sources
   ids.orders = (await gateway.createIntegration(apiId, {
@@ -82,12 +64,6 @@ beforeAll(async () => {
   ].join("\n"));
 }, TERRAFORM_TEST_TIMEOUT_MS);
 
-afterAll(async () => {
-  await clients?.close();
-  await service?.close();
-  home?.remove();
-});
-
 describe("converge export --from-drift", { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   it("writes terraform whose plan is exactly the imports of the report's unmanaged resources", async () => {
     const drift = await converge(["drift", "-f", "sources", "--report", "r.json"]);
@@ -104,10 +80,10 @@ describe("converge export --from-drift", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
     expect(text).toContain(`target    = "integrations/${ids.orders}"`);
     expect(text).toContain('target    = "integrations/${converge_integration.orders-2.integration_id}"');
 
-    const tf = TerraformDir.for(home, "work/tf", service);
+    const tf = suite.dir("work/tf");
     const init = await tf.init();
     expect(init.code, describeResult(init)).toBe(0);
-    const { result: planned, requests } = await requestsDuring(service, () => tf.plan());
+    const { result: planned, requests } = await requestsDuring(suite.service, () => tf.plan());
     expect(planned.code, describeResult(planned)).toBe(2);
     expect(planLine(planned)).toBe("Plan: 3 to import, 0 to add, 0 to change, 0 to destroy.");
     const imported = [...planned.stdout.matchAll(/^ {2}# (\S+) will be imported$/gm)].map((match) => match[1]).sort();
@@ -171,7 +147,7 @@ describe("converge export --from-drift", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
   });
 
   it("skips, with a warning naming it, an unmanaged resource deleted since the report", async () => {
-    await clients.gateway.deleteRoute(apiId, ids.legacy);
+    await suite.clients.gateway.deleteRoute(apiId, ids.legacy);
     const exported = await converge(["export", "--from-drift", "r.json", "--api", apiId]);
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stderr).toBe(`warning: 1 unmanaged resource of r.json no longer live, skipped (nothing to import):\n  Route/${apiId}/GET /legacy\n`);

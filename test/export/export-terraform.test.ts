@@ -1,23 +1,10 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Clients } from "../../src/clients/index.js";
-import type { RunningService } from "../../src/service/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { runProcess, type ProcessResult } from "../support/run-process.js";
 import { builtCliPath } from "../support/serve-process.js";
-import {
-  clientsOf,
-  describeResult,
-  installProvider,
-  operations,
-  planLine,
-  requestsDuring,
-  startProviderService,
-  TerraformDir,
-  TERRAFORM_TEST_TIMEOUT_MS,
-  TOKEN,
-  type ProviderHome,
-} from "../provider/terraform-fixture.js";
+import { describeResult, operations, planLine, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, TOKEN } from "../provider/terraform-fixture.js";
+import { terraformSuite } from "../provider/terraform-suite.js";
 import { buildTerraformEstate, ESTATE_ACCOUNTS, ESTATE_APIS, HOSTILE_TEXT, TEMPLATE_TEXT } from "./terraform-estate.js";
 
 /**
@@ -28,9 +15,7 @@ import { buildTerraformEstate, ESTATE_ACCOUNTS, ESTATE_APIS, HOSTILE_TEXT, TEMPL
  * value; one attribute changed in the files is one in-place update.
  */
 
-let service: RunningService;
-let clients: Clients;
-let home: ProviderHome;
+const suite = terraformSuite("export");
 let estate: TerraformDir;
 let integrationIds: Record<string, string>;
 
@@ -38,7 +23,7 @@ const SCOPE = ["--api", ESTATE_APIS.http, "--api", ESTATE_APIS.websocket, "--acc
 
 function exportTo(dir: string): Promise<ProcessResult> {
   return runProcess(process.execPath, [builtCliPath(), "export", ...SCOPE, "--format", "terraform", "-o", dir], {
-    env: { PATH: process.env.PATH ?? "", CONVERGE_ENDPOINT: service.url, CONVERGE_TOKEN: TOKEN },
+    env: { PATH: process.env.PATH ?? "", CONVERGE_ENDPOINT: suite.service.url, CONVERGE_TOKEN: TOKEN },
     timeoutMs: 60_000,
   });
 }
@@ -49,34 +34,25 @@ function tfFiles(dir: string): Record<string, string> {
 }
 
 beforeAll(async () => {
-  service = await startProviderService();
-  clients = clientsOf(service);
-  home = await installProvider("export");
-  integrationIds = Object.fromEntries(Object.entries(await buildTerraformEstate(clients, 5)).map(([name, integration]) => [name, integration.integrationId]));
-  estate = TerraformDir.for(home, "estate", service);
+  integrationIds = Object.fromEntries(Object.entries(await buildTerraformEstate(suite.clients, 5)).map(([name, integration]) => [name, integration.integrationId]));
+  estate = suite.dir("estate");
 }, TERRAFORM_TEST_TIMEOUT_MS);
-
-afterAll(async () => {
-  await clients?.close();
-  await service?.close();
-  home?.remove();
-});
 
 describe("converge export --format terraform with real terraform", { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   it("writes the same fmt-clean files twice, with no token in them", async () => {
     const first = await exportTo(estate.dir);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain(`wrote ${estate.path(`api-${ESTATE_APIS.http}.tf`)}`);
-    const again = await exportTo(join(home.root, "again"));
+    const again = await exportTo(join(suite.home.root, "again"));
     expect(again.code, again.stderr).toBe(0);
     const files = tfFiles(estate.dir);
     expect(Object.keys(files)).toEqual([
       `account-${ESTATE_ACCOUNTS.member}.tf`, "account-self.tf", `api-${ESTATE_APIS.http}.tf`, `api-${ESTATE_APIS.websocket}.tf`, "providers.tf",
     ]);
-    expect(tfFiles(join(home.root, "again"))).toEqual(files);
+    expect(tfFiles(join(suite.home.root, "again"))).toEqual(files);
     for (const text of Object.values(files)) {
       expect(text).not.toContain(TOKEN);
-      expect(text).not.toContain(service.url);
+      expect(text).not.toContain(suite.service.url);
     }
     const fmt = await estate.run(["fmt", "-check", "-diff"]);
     expect(fmt.code, describeResult(fmt)).toBe(0);
@@ -101,14 +77,14 @@ describe("converge export --format terraform with real terraform", { timeout: TE
   it("plans only imports, applies with no write, and plans clean after", async () => {
     const init = await estate.init();
     expect(init.code, describeResult(init)).toBe(0);
-    const { result: planned, requests: planRequests } = await requestsDuring(service, () => estate.plan());
+    const { result: planned, requests: planRequests } = await requestsDuring(suite.service, () => estate.plan());
     expect(planned.code, describeResult(planned)).toBe(2);
     const imports = Number(/^Plan: (\d+) to import, 0 to add, 0 to change, 0 to destroy\.$/m.exec(planned.stdout)?.[1]);
     expect(imports, planLine(planned)).toBeGreaterThanOrEqual(50);
     expect(planned.stdout).not.toContain("converge_route.evil");
     expect(operations(planRequests, { writesOnly: true })).toEqual([]);
 
-    const { result: applied, requests: applyRequests } = await requestsDuring(service, () => estate.apply());
+    const { result: applied, requests: applyRequests } = await requestsDuring(suite.service, () => estate.apply());
     expect(applied.code, describeResult(applied)).toBe(0);
     expect(applied.stdout).toContain(`Apply complete! Resources: ${imports} imported, 0 added, 0 changed, 0 destroyed.`);
     expect(operations(applyRequests, { writesOnly: true })).toEqual([]);
@@ -120,7 +96,7 @@ describe("converge export --format terraform with real terraform", { timeout: TE
     expect((proxy.request_parameters as Record<string, string>)["overwrite:header.x-note"]).toBe(TEMPLATE_TEXT);
     expect(JSON.stringify(state)).not.toContain(TOKEN);
 
-    const { result: again, requests: againRequests } = await requestsDuring(service, () => estate.plan());
+    const { result: again, requests: againRequests } = await requestsDuring(suite.service, () => estate.plan());
     expect(again.code, describeResult(again)).toBe(0);
     expect(planLine(again)).toBe("No changes.");
     expect(operations(againRequests, { writesOnly: true })).toEqual([]);

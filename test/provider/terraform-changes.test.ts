@@ -1,24 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Clients } from "../../src/clients/index.js";
-import type { RunningService } from "../../src/service/index.js";
-import {
-  CHAT_API,
-  clientsOf,
-  describeResult,
-  diagnosticsOf,
-  installProvider,
-  liveIntegrations,
-  liveRoutes,
-  operations,
-  ORDERS_API,
-  planLine,
-  providerBlock,
-  requestsDuring,
-  startProviderService,
-  TerraformDir,
-  TERRAFORM_TEST_TIMEOUT_MS,
-  type ProviderHome,
-} from "./terraform-fixture.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { CHAT_API, describeResult, diagnosticsOf, liveIntegrations, liveRoutes, operations, ORDERS_API, planLine, providerBlock, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "./terraform-fixture.js";
+import { terraformSuite } from "./terraform-suite.js";
 
 /**
  * Changes under real terraform, each checked on the live service over HTTP and in its request
@@ -26,9 +8,7 @@ import {
  * service's API, and resources deleted behind terraform's back.
  */
 
-let service: RunningService;
-let clients: Clients;
-let home: ProviderHome;
+const suite = terraformSuite("changes");
 let work: TerraformDir;
 
 interface Shape {
@@ -79,24 +59,12 @@ resource "converge_alternate_contact" "finance" {
 }
 
 beforeAll(async () => {
-  service = await startProviderService();
-  clients = clientsOf(service);
-  home = await installProvider("changes");
-  work = TerraformDir.for(home, "changes", service);
-  work.write(configuration(FIRST));
-  const init = await work.init();
-  expect(init.code, describeResult(init)).toBe(0);
+  work = await suite.initialized("changes", configuration(FIRST));
 }, TERRAFORM_TEST_TIMEOUT_MS);
 
-afterAll(async () => {
-  await clients?.close();
-  await service?.close();
-  home?.remove();
-});
-
-const routeOf = async (apiId: string, routeId: unknown) => (await liveRoutes(clients, apiId)).find((route) => route.routeId === routeId);
-const integrationOf = async (integrationId: unknown) => (await liveIntegrations(clients, ORDERS_API)).find((integration) => integration.integrationId === integrationId);
-const contactOf = (type: "BILLING" | "OPERATIONS") => clients.account.getAlternateContact({ AccountId: "222222222222", AlternateContactType: type });
+const routeOf = async (apiId: string, routeId: unknown) => (await liveRoutes(suite.clients, apiId)).find((route) => route.routeId === routeId);
+const integrationOf = async (integrationId: unknown) => (await liveIntegrations(suite.clients, ORDERS_API)).find((integration) => integration.integrationId === integrationId);
+const contactOf = (type: "BILLING" | "OPERATIONS") => suite.clients.account.getAlternateContact({ AccountId: "222222222222", AlternateContactType: type });
 
 describe("changes under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   it("plans a route whose target names an integration of the same apply as known after apply, and applies the saved plan", async () => {
@@ -121,7 +89,7 @@ describe("changes under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
   it("updates a route and an integration in place: the same IDs live, one UpdateRoute and one UpdateIntegration, nothing created or deleted", async () => {
     const prior = work.state();
     work.write(configuration({ ...FIRST, description: "second", scopes: ["orders.read", "orders.admin"] }));
-    const { result: apply, requests } = await requestsDuring(service, () => work.apply());
+    const { result: apply, requests } = await requestsDuring(suite.service, () => work.apply());
     expect(apply.code, describeResult(apply)).toBe(0);
     expect(apply.stdout).toContain("# converge_integration.backend will be updated in-place");
     expect(apply.stdout).toContain("# converge_route.orders will be updated in-place");
@@ -141,7 +109,7 @@ describe("changes under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
     const prior = work.state();
     const second = { ...FIRST, description: "second", scopes: ["orders.read", "orders.admin"] };
     work.write(configuration({ ...second, movingApi: CHAT_API, contactType: "OPERATIONS" }));
-    const { result: apply, requests } = await requestsDuring(service, () => work.apply());
+    const { result: apply, requests } = await requestsDuring(suite.service, () => work.apply());
     expect(apply.code, describeResult(apply)).toBe(0);
     expect(apply.stdout).toContain("# converge_route.moving must be replaced");
     expect(apply.stdout).toContain("# converge_alternate_contact.finance must be replaced");
@@ -154,7 +122,7 @@ describe("changes under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
     expect(moved).toMatchObject({ api_id: CHAT_API, id: `${CHAT_API}/${String(moved.route_id)}` });
     expect(moved.route_id).not.toBe(prior["converge_route.moving"]!.route_id);
     expect(await routeOf(CHAT_API, moved.route_id)).toMatchObject({ routeKey: "GET /moving" });
-    expect((await liveRoutes(clients, ORDERS_API)).filter((route) => route.routeKey === "GET /moving")).toEqual([]);
+    expect((await liveRoutes(suite.clients, ORDERS_API)).filter((route) => route.routeKey === "GET /moving")).toEqual([]);
     expect(await contactOf("BILLING")).toBeUndefined();
     expect(await contactOf("OPERATIONS")).toMatchObject({ Name: "Finance Team", EmailAddress: "finance@example.com" });
   });
@@ -163,11 +131,11 @@ describe("changes under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
     const state = work.state();
     const routeId = String(state["converge_route.orders"]!.route_id);
     const integrationId = String(state["converge_integration.backend"]!.integration_id);
-    await clients.gateway.updateRoute(ORDERS_API, routeId, { authorizationScopes: ["orders.everything"] });
-    await clients.gateway.updateIntegration(ORDERS_API, integrationId, { description: "changed by hand" });
-    await clients.account.putAlternateContact({ AccountId: "222222222222", AlternateContactType: "OPERATIONS", Name: "Finance Team", Title: "Controller", EmailAddress: "finance@example.com", PhoneNumber: "+1 555 9999" });
+    await suite.clients.gateway.updateRoute(ORDERS_API, routeId, { authorizationScopes: ["orders.everything"] });
+    await suite.clients.gateway.updateIntegration(ORDERS_API, integrationId, { description: "changed by hand" });
+    await suite.clients.account.putAlternateContact({ AccountId: "222222222222", AlternateContactType: "OPERATIONS", Name: "Finance Team", Title: "Controller", EmailAddress: "finance@example.com", PhoneNumber: "+1 555 9999" });
 
-    const { result: refresh, requests: refreshRequests } = await requestsDuring(service, () => work.plan("-refresh-only"));
+    const { result: refresh, requests: refreshRequests } = await requestsDuring(suite.service, () => work.plan("-refresh-only"));
     expect(refresh.code, describeResult(refresh)).toBe(2);
     expect(refresh.stdout).toContain("Terraform detected the following changes made outside of Terraform");
     expect(refresh.stdout).toContain('~ description            = "second" -> "changed by hand"');
@@ -175,7 +143,7 @@ describe("changes under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
     expect(refresh.stdout).toContain('~ phone_number           = "+1 555 0101" -> "+1 555 9999"');
     expect(operations(refreshRequests, { writesOnly: true })).toEqual([]);
 
-    const { result: apply, requests } = await requestsDuring(service, () => work.apply());
+    const { result: apply, requests } = await requestsDuring(suite.service, () => work.apply());
     expect(apply.code, describeResult(apply)).toBe(0);
     expect(apply.stdout).toContain("Apply complete! Resources: 0 added, 3 changed, 0 destroyed.");
     expect(operations(requests, { writesOnly: true })).toEqual(["PutAlternateContact", "UpdateIntegration", "UpdateRoute"]);
@@ -191,9 +159,9 @@ describe("changes under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
     const prior = work.state();
     const routeId = String(prior["converge_route.orders"]!.route_id);
     const integrationId = String(prior["converge_integration.backend"]!.integration_id);
-    expect(await clients.gateway.deleteRoute(ORDERS_API, routeId)).toBe(true);
-    expect(await clients.gateway.deleteIntegration(ORDERS_API, integrationId)).toBe(true);
-    expect(await clients.account.deleteAlternateContact({ AccountId: "222222222222", AlternateContactType: "OPERATIONS" })).toBe(true);
+    expect(await suite.clients.gateway.deleteRoute(ORDERS_API, routeId)).toBe(true);
+    expect(await suite.clients.gateway.deleteIntegration(ORDERS_API, integrationId)).toBe(true);
+    expect(await suite.clients.account.deleteAlternateContact({ AccountId: "222222222222", AlternateContactType: "OPERATIONS" })).toBe(true);
 
     const plan = await work.plan();
     expect(plan.code, describeResult(plan)).toBe(2);
@@ -201,7 +169,7 @@ describe("changes under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
     expect(plan.stdout).toContain("# converge_integration.backend has been deleted");
     for (const address of ["converge_integration.backend", "converge_route.orders", "converge_alternate_contact.finance"]) expect(plan.stdout).toContain(`# ${address} will be created`);
 
-    const { result: apply, requests } = await requestsDuring(service, () => work.apply());
+    const { result: apply, requests } = await requestsDuring(suite.service, () => work.apply());
     expect(apply.code, describeResult(apply)).toBe(0);
     expect(diagnosticsOf(apply.stdout + apply.stderr)).toEqual([]);
     expect(apply.stdout).toContain("Apply complete! Resources: 3 added, 0 changed, 0 destroyed.");
@@ -209,9 +177,9 @@ describe("changes under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
     const state = work.state();
     const newIntegrationId = state["converge_integration.backend"]!.integration_id;
     expect(newIntegrationId).not.toBe(integrationId);
-    const routes = (await liveRoutes(clients, ORDERS_API)).filter((route) => route.routeKey === "GET /changes");
+    const routes = (await liveRoutes(suite.clients, ORDERS_API)).filter((route) => route.routeKey === "GET /changes");
     expect(routes).toEqual([expect.objectContaining({ routeId: state["converge_route.orders"]!.route_id, target: `integrations/${String(newIntegrationId)}` })]);
-    expect((await liveIntegrations(clients, ORDERS_API)).filter((integration) => integration.integrationUri === "https://changes.example/backend")).toHaveLength(1);
+    expect((await liveIntegrations(suite.clients, ORDERS_API)).filter((integration) => integration.integrationUri === "https://changes.example/backend")).toHaveLength(1);
     expect(await contactOf("OPERATIONS")).toMatchObject({ PhoneNumber: "+1 555 0101" });
 
     const clean = await work.plan();
@@ -219,7 +187,7 @@ describe("changes under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
   });
 
   it("updates a Region opt-in in place: enabled = false disables the Region, and opt_status follows", async () => {
-    const region = TerraformDir.for(home, "region", service);
+    const region = TerraformDir.for(suite.home, "region", suite.service);
     const optIn = (enabled: boolean) => `${providerBlock()}
 resource "converge_region_opt_in" "africa" {
   account_id  = "222222222222"
@@ -234,20 +202,20 @@ resource "converge_region_opt_in" "africa" {
     expect(region.attributes("converge_region_opt_in.africa")).toMatchObject({ id: "222222222222/af-south-1", enabled: true, opt_status: "ENABLED" });
 
     region.write(optIn(false));
-    const { result: disable, requests } = await requestsDuring(service, () => region.apply());
+    const { result: disable, requests } = await requestsDuring(suite.service, () => region.apply());
     expect(disable.code, describeResult(disable)).toBe(0);
     expect(disable.stdout).toContain("~ enabled     = true -> false");
     expect(disable.stdout).toContain('~ opt_status  = "ENABLED" -> (known after apply)');
     expect(disable.stdout).toContain("Apply complete! Resources: 0 added, 1 changed, 0 destroyed.");
     expect(operations(requests, { writesOnly: true })).toEqual(["DisableRegion"]);
     expect(region.attributes("converge_region_opt_in.africa")).toMatchObject({ enabled: false, opt_status: "DISABLED" });
-    expect((await clients.account.getRegionOptStatus({ AccountId: "222222222222", RegionName: "af-south-1" })).RegionOptStatus).toBe("DISABLED");
+    expect((await suite.clients.account.getRegionOptStatus({ AccountId: "222222222222", RegionName: "af-south-1" })).RegionOptStatus).toBe("DISABLED");
     const plan = await region.plan();
     expect(plan.code, describeResult(plan)).toBe(0);
   });
 
   it("keeps integrations of one natural key apart, each its own live integration (made one after the other, or added later), and adopts only a live one as declared", async () => {
-    const sameKey = TerraformDir.for(home, "same-key", service);
+    const sameKey = TerraformDir.for(suite.home, "same-key", suite.service);
     const integration = (name: string) => `
 resource "converge_integration" "${name}" {
   api_id                 = "${ORDERS_API}"
@@ -258,7 +226,7 @@ resource "converge_integration" "${name}" {
   description            = "${name}"
 }
 `;
-    const live = async () => (await liveIntegrations(clients, ORDERS_API))
+    const live = async () => (await liveIntegrations(suite.clients, ORDERS_API))
       .filter((candidate) => candidate.integrationUri === "https://same-key.example/backend")
       .map((candidate) => `${candidate.integrationId} ${candidate.description}`).sort();
     const held = () => Object.entries(sameKey.state()).map(([address, attributes]) => `${String(attributes.integration_id)} ${address.slice("converge_integration.".length)}`).sort();
@@ -281,8 +249,8 @@ resource "converge_integration" "${name}" {
 
     // made outside terraform: one as the next declaration has it (adopted), one that differs from it (left alone)
     const body = { integrationType: "HTTP_PROXY", integrationUri: "https://same-key.example/backend", integrationMethod: "GET", payloadFormatVersion: "2.0" } as const;
-    const asDeclared = await clients.gateway.createIntegration(ORDERS_API, { ...body, description: "fourth" });
-    const differing = await clients.gateway.createIntegration(ORDERS_API, { ...body, description: "made by hand" });
+    const asDeclared = await suite.clients.gateway.createIntegration(ORDERS_API, { ...body, description: "fourth" });
+    const differing = await suite.clients.gateway.createIntegration(ORDERS_API, { ...body, description: "made by hand" });
     sameKey.write(providerBlock() + integration("first") + integration("second") + integration("third") + integration("fourth"));
     const adopted = await sameKey.apply();
     expect(adopted.code, describeResult(adopted)).toBe(0);

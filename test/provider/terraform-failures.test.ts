@@ -2,23 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Clients } from "../../src/clients/index.js";
 import type { RunningService } from "../../src/service/index.js";
 import { closedPort } from "../clients/client-fixtures.js";
-import {
-  clientsOf,
-  describeResult,
-  diagnosticsOf,
-  installProvider,
-  liveIntegrations,
-  liveRoutes,
-  operations,
-  ORDERS_API,
-  providerBlock,
-  requestsDuring,
-  startProviderService,
-  TerraformDir,
-  TERRAFORM_TEST_TIMEOUT_MS,
-  untilQuiet,
-  type ProviderHome,
-} from "./terraform-fixture.js";
+import { clientsOf, describeResult, diagnosticsOf, liveIntegrations, liveRoutes, operations, ORDERS_API, providerBlock, requestsDuring, startProviderService, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, untilQuiet } from "./terraform-fixture.js";
+import { terraformSuite } from "./terraform-suite.js";
 
 /**
  * What goes wrong, under real terraform: a bad token, an endpoint nothing answers on and invalid
@@ -27,8 +12,7 @@ import {
  * converge without duplicates.
  */
 
-let service: RunningService;
-let home: ProviderHome;
+const suite = terraformSuite("failures");
 let work: TerraformDir;
 
 /** A provider block whose endpoint may come from a variable, and resources of every gateway kind and a contact. */
@@ -67,23 +51,13 @@ resource "converge_alternate_contact" "billing" {
 const VALID = { routeKey: "GET /failures", timeout: 5000 };
 
 beforeAll(async () => {
-  service = await startProviderService();
-  home = await installProvider("failures");
-  work = TerraformDir.for(home, "failures", service);
-  work.write(configuration(VALID));
-  const init = await work.init();
-  expect(init.code, describeResult(init)).toBe(0);
+  work = await suite.initialized("failures", configuration(VALID));
 }, TERRAFORM_TEST_TIMEOUT_MS);
-
-afterAll(async () => {
-  await service?.close();
-  home?.remove();
-});
 
 describe("failures under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   it("rejects a token the service does not know with one diagnostic about the token, which it does not repeat, writing nothing", async () => {
     const badToken = "tok-nobody-knows-4f1e";
-    const { result: apply, requests } = await requestsDuring(service, () => work.run(["apply", "-auto-approve", "-input=false", "-no-color"], { env: { CONVERGE_TOKEN: badToken } }));
+    const { result: apply, requests } = await requestsDuring(suite.service, () => work.run(["apply", "-auto-approve", "-input=false", "-no-color"], { env: { CONVERGE_TOKEN: badToken } }));
     expect(apply.code, describeResult(apply)).toBe(1);
     const diagnostics = diagnosticsOf(apply.stdout + apply.stderr);
     expect(diagnostics.map((diagnostic) => `${diagnostic.severity}: ${diagnostic.summary}`)).toEqual(["Error: the account and API gateway services both refused the token: 403 AccessDeniedException"]);
@@ -95,7 +69,7 @@ describe("failures under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS }
 
   it("rejects an endpoint nothing listens on with one diagnostic at the provider's endpoint attribute", async () => {
     const endpoint = `http://127.0.0.1:${await closedPort()}`;
-    const { result: plan, requests } = await requestsDuring(service, () => work.plan(`-var=endpoint=${endpoint}`));
+    const { result: plan, requests } = await requestsDuring(suite.service, () => work.plan(`-var=endpoint=${endpoint}`));
     expect(plan.code, describeResult(plan)).toBe(1);
     const diagnostics = diagnosticsOf(plan.stdout + plan.stderr);
     expect(diagnostics.map((diagnostic) => `${diagnostic.severity}: ${diagnostic.summary}`)).toEqual([`Error: cannot use the service at ${endpoint}`]);
@@ -106,7 +80,7 @@ describe("failures under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS }
 
   it("rejects a route key that is not valid for an HTTP API with one diagnostic at route_key, writing nothing", async () => {
     work.write(configuration({ ...VALID, routeKey: "get /x" }));
-    const { result: apply, requests } = await requestsDuring(service, () => work.apply());
+    const { result: apply, requests } = await requestsDuring(suite.service, () => work.apply());
     expect(apply.code, describeResult(apply)).toBe(1);
     const diagnostics = diagnosticsOf(apply.stdout + apply.stderr);
     expect(diagnostics.map((diagnostic) => `${diagnostic.severity}: ${diagnostic.summary}`)).toEqual([
@@ -119,7 +93,7 @@ describe("failures under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS }
 
   it("rejects a timeout out of the HTTP API's range with one diagnostic at timeout_in_millis, writing nothing", async () => {
     work.write(configuration({ ...VALID, timeout: 5 }));
-    const { result: apply, requests } = await requestsDuring(service, () => work.apply());
+    const { result: apply, requests } = await requestsDuring(suite.service, () => work.apply());
     expect(apply.code, describeResult(apply)).toBe(1);
     const diagnostics = diagnosticsOf(apply.stdout + apply.stderr);
     expect(diagnostics.map((diagnostic) => `${diagnostic.severity}: ${diagnostic.summary}`)).toEqual(["Error: timeout_in_millis 5 is out of range for an HTTP API: expected 50 to 30000 (default 30000)"]);
@@ -170,7 +144,7 @@ resource "converge_route" "route_${index}" {
   });
 
   it("converges with no duplicates when applied again, adopting what the killed apply created", async () => {
-    const interrupted = TerraformDir.for(home, "interrupted", slow);
+    const interrupted = TerraformDir.for(suite.home, "interrupted", slow);
     interrupted.write(providerBlock() + pairs());
     expect((await interrupted.init()).code).toBe(0);
 

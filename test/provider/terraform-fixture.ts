@@ -29,6 +29,19 @@ export const CHAT_API = "w5s0ck3t01";
 /** The demo world's management account (the token's caller) and a member account. */
 export const MANAGEMENT_ACCOUNT = "111111111111";
 export const MEMBER_ACCOUNT = "222222222222";
+/** A `converge_alternate_contact.billing` resource: MEMBER_ACCOUNT's BILLING contact, Ana Billing, Controller, with `phoneNumber`. */
+export function memberBillingContact(phoneNumber: string): string {
+  return `resource "converge_alternate_contact" "billing" {
+  account_id             = "${MEMBER_ACCOUNT}"
+  alternate_contact_type = "BILLING"
+  name                   = "Ana Billing"
+  title                  = "Controller"
+  email_address          = "billing@example.com"
+  phone_number           = "${phoneNumber}"
+}
+`;
+}
+
 /** examples/terraform-hcl. */
 export const EXAMPLE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../examples/terraform-hcl");
 /** A test's budget: a few terraform commands of 1 to 3 s each, on 2 busy cores. */

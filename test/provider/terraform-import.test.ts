@@ -1,38 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Clients } from "../../src/clients/index.js";
-import type { RunningService } from "../../src/service/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Integration, Route } from "../../src/contract/gateway.js";
-import {
-  clientsOf,
-  describeResult,
-  installProvider,
-  liveIntegrations,
-  liveRoutes,
-  operations,
-  ORDERS_API,
-  providerBlock,
-  requestsDuring,
-  startProviderService,
-  TerraformDir,
-  TERRAFORM_TEST_TIMEOUT_MS,
-  type ProviderHome,
-} from "./terraform-fixture.js";
+import { describeResult, liveIntegrations, liveRoutes, operations, ORDERS_API, providerBlock, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "./terraform-fixture.js";
+import { terraformSuite } from "./terraform-suite.js";
 
 /**
  * Routes and integrations made through the clients, brought under terraform by `terraform import`
  * and by an `import {}` block: nothing written, the state holding the live values, a clean plan.
  */
 
-let service: RunningService;
-let clients: Clients;
-let home: ProviderHome;
+const suite = terraformSuite("import");
 let work: TerraformDir;
 /** A pair made for `terraform import`, and one for an import block. */
 let byCommand: { readonly integration: Integration; readonly route: Route };
 let byBlock: { readonly integration: Integration; readonly route: Route };
 
 async function makePair(name: string) {
-  const integration = await clients.gateway.createIntegration(ORDERS_API, {
+  const integration = await suite.clients.gateway.createIntegration(ORDERS_API, {
     integrationType: "HTTP_PROXY",
     integrationUri: `https://import.example/${name}`,
     integrationMethod: "POST",
@@ -40,7 +23,7 @@ async function makePair(name: string) {
     timeoutInMillis: 5000,
     description: `made for ${name}`,
   });
-  const route = await clients.gateway.createRoute(ORDERS_API, {
+  const route = await suite.clients.gateway.createRoute(ORDERS_API, {
     routeKey: `POST /${name}`,
     target: `integrations/${integration.integrationId}`,
     authorizationType: "JWT",
@@ -77,26 +60,14 @@ resource "converge_route" "${name}" {
 }
 
 beforeAll(async () => {
-  service = await startProviderService();
-  clients = clientsOf(service);
   byCommand = await makePair("command");
   byBlock = await makePair("block");
-  home = await installProvider("import");
-  work = TerraformDir.for(home, "import", service);
-  work.write(providerBlock() + declaration("command"));
-  const init = await work.init();
-  expect(init.code, describeResult(init)).toBe(0);
+  work = await suite.initialized("import", providerBlock() + declaration("command"));
 }, TERRAFORM_TEST_TIMEOUT_MS);
-
-afterAll(async () => {
-  await clients?.close();
-  await service?.close();
-  home?.remove();
-});
 
 describe("importing under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   it("adopts a route and an integration with terraform import, writing nothing, then plans no change", async () => {
-    const { result: imports, requests } = await requestsDuring(service, async () => [
+    const { result: imports, requests } = await requestsDuring(suite.service, async () => [
       await work.run(["import", "-input=false", "-no-color", "converge_integration.command", `${ORDERS_API}/${byCommand.integration.integrationId}`]),
       await work.run(["import", "-input=false", "-no-color", "converge_route.command", `${ORDERS_API}/${byCommand.route.routeId}`]),
     ]);
@@ -120,7 +91,7 @@ describe("importing under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS 
       authorization_scopes: ["import.admin", "import.write"],
     });
 
-    const { result: plan, requests: planRequests } = await requestsDuring(service, () => work.plan());
+    const { result: plan, requests: planRequests } = await requestsDuring(suite.service, () => work.plan());
     expect(plan.code, describeResult(plan)).toBe(0);
     expect(plan.stdout).toContain("No changes.");
     expect(operations([...requests, ...planRequests], { writesOnly: true })).toEqual([]);
@@ -138,19 +109,19 @@ import {
   id = "${ORDERS_API}/${byBlock.route.routeId}"
 }
 `);
-    const { result: apply, requests } = await requestsDuring(service, () => work.apply());
+    const { result: apply, requests } = await requestsDuring(suite.service, () => work.apply());
     expect(apply.code, describeResult(apply)).toBe(0);
     expect(apply.stdout).toContain("# converge_route.block will be imported");
     expect(apply.stdout).toContain("Apply complete! Resources: 2 imported, 0 added, 0 changed, 0 destroyed.");
     expect(work.attributes("converge_route.block")).toMatchObject({ route_id: byBlock.route.routeId, target: `integrations/${byBlock.integration.integrationId}`, operation_name: "Importblock" });
     expect(work.attributes("converge_integration.block")).toMatchObject({ integration_id: byBlock.integration.integrationId, description: "made for block" });
 
-    const { result: plan, requests: planRequests } = await requestsDuring(service, () => work.plan());
+    const { result: plan, requests: planRequests } = await requestsDuring(suite.service, () => work.plan());
     expect(plan.code, describeResult(plan)).toBe(0);
     expect(operations([...requests, ...planRequests], { writesOnly: true })).toEqual([]);
     // still one of each: adopted, not created beside the originals
-    expect((await liveRoutes(clients, ORDERS_API)).filter((route) => route.routeKey.startsWith("POST /")).map((route) => route.routeId).sort())
+    expect((await liveRoutes(suite.clients, ORDERS_API)).filter((route) => route.routeKey.startsWith("POST /")).map((route) => route.routeId).sort())
       .toEqual([byCommand.route.routeId, byBlock.route.routeId].sort());
-    expect((await liveIntegrations(clients, ORDERS_API)).filter((integration) => integration.integrationUri?.startsWith("https://import.example/")).length).toBe(2);
+    expect((await liveIntegrations(suite.clients, ORDERS_API)).filter((integration) => integration.integrationUri?.startsWith("https://import.example/")).length).toBe(2);
   });
 });

@@ -1,29 +1,8 @@
 import { copyFileSync, existsSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Clients } from "../../src/clients/index.js";
-import type { RunningService } from "../../src/service/index.js";
-import {
-  CHAT_API,
-  clientsOf,
-  describeResult,
-  diagnosticsOf,
-  EXAMPLE_DIR,
-  installProvider,
-  liveIntegrations,
-  liveRoutes,
-  MEMBER_ACCOUNT,
-  operations,
-  ORDERS_API,
-  planLine,
-  requestsDuring,
-  startProviderService,
-  TerraformDir,
-  TERRAFORM_TEST_TIMEOUT_MS,
-  TOKEN,
-  zipEntries,
-  type ProviderHome,
-} from "./terraform-fixture.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { CHAT_API, describeResult, diagnosticsOf, EXAMPLE_DIR, liveIntegrations, liveRoutes, MEMBER_ACCOUNT, operations, ORDERS_API, planLine, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, TOKEN, zipEntries } from "./terraform-fixture.js";
+import { terraformSuite } from "./terraform-suite.js";
 
 /**
  * The life of examples/terraform-hcl under real terraform: the provider installed by the CLI and
@@ -31,40 +10,29 @@ import {
  * every file and log terraform writes, and a destroy that removes exactly what the example made.
  */
 
-let service: RunningService;
-let clients: Clients;
-let home: ProviderHome;
+const suite = terraformSuite("lifecycle");
 let example: TerraformDir;
 /** The demo world's routes and integrations (IDs) before terraform touched it. */
 let before: { readonly routes: string[]; readonly integrations: string[] };
 
 const ids = async () => ({
-  routes: [...(await liveRoutes(clients, ORDERS_API)), ...(await liveRoutes(clients, CHAT_API))].map((route) => route.routeId).sort(),
-  integrations: [...(await liveIntegrations(clients, ORDERS_API)), ...(await liveIntegrations(clients, CHAT_API))].map((integration) => integration.integrationId).sort(),
+  routes: [...(await liveRoutes(suite.clients, ORDERS_API)), ...(await liveRoutes(suite.clients, CHAT_API))].map((route) => route.routeId).sort(),
+  integrations: [...(await liveIntegrations(suite.clients, ORDERS_API)), ...(await liveIntegrations(suite.clients, CHAT_API))].map((integration) => integration.integrationId).sort(),
 });
 
 beforeAll(async () => {
-  service = await startProviderService();
-  clients = clientsOf(service);
-  home = await installProvider("lifecycle");
-  example = TerraformDir.for(home, "example", service);
+  example = suite.dir("example");
   copyFileSync(join(EXAMPLE_DIR, "main.tf"), example.path("main.tf"));
   before = await ids();
 }, TERRAFORM_TEST_TIMEOUT_MS);
 
-afterAll(async () => {
-  await clients?.close();
-  await service?.close();
-  home?.remove();
-});
-
 describe("examples/terraform-hcl under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   it("installs with `converge provider install` into HOME's implied mirror, where terraform init finds it with an empty CLI configuration and no network", async () => {
-    expect(home.install.code, home.install.stderr).toBe(0);
-    expect(home.install.stdout).toContain(home.executable);
-    expect(statSync(home.executable).mode & 0o111).toBe(0o111);
-    if (home.packaged) expect(readFileSync(home.executable).subarray(0, 4).toString("latin1")).toBe("\x7fELF");
-    else expect(readFileSync(home.executable, "utf8")).toMatch(/^#!\/bin\/sh\n(?:#.*\n)?exec '.+node' '.+\/dist\/src\/provider\/main\.js' "\$@"\n$/);
+    expect(suite.home.install.code, suite.home.install.stderr).toBe(0);
+    expect(suite.home.install.stdout).toContain(suite.home.executable);
+    expect(statSync(suite.home.executable).mode & 0o111).toBe(0o111);
+    if (suite.home.packaged) expect(readFileSync(suite.home.executable).subarray(0, 4).toString("latin1")).toBe("\x7fELF");
+    else expect(readFileSync(suite.home.executable, "utf8")).toMatch(/^#!\/bin\/sh\n(?:#.*\n)?exec '.+node' '.+\/dist\/src\/provider\/main\.js' "\$@"\n$/);
 
     // every request to a registry would go through a proxy that refuses connections
     const offline = { HTTPS_PROXY: "http://127.0.0.1:9", HTTP_PROXY: "http://127.0.0.1:9" };
@@ -73,11 +41,11 @@ describe("examples/terraform-hcl under terraform 1.11", { timeout: TERRAFORM_TES
     expect(init.stdout).toContain("- Installed converge/converge v0.1.0 (unauthenticated)");
     expect(readFileSync(example.path(".terraform.lock.hcl"), "utf8")).toMatch(/provider "registry\.terraform\.io\/converge\/converge" \{\n\s+version\s+= "0\.1\.0"/);
     const linked = example.path(".terraform/providers/registry.terraform.io/converge/converge/0.1.0/linux_amd64");
-    expect(realpathSync(linked)).toBe(realpathSync(join(home.executable, "..")));
-    expect(readlinkSync(linked)).toContain(home.home);
+    expect(realpathSync(linked)).toBe(realpathSync(join(suite.home.executable, "..")));
+    expect(readlinkSync(linked)).toContain(suite.home.home);
 
     // the same environment does keep terraform off the network: a provider that is not in the mirror cannot be installed
-    const control = new TerraformDir(home, "offline-control", {});
+    const control = new TerraformDir(suite.home, "offline-control", {});
     control.write('terraform {\n  required_providers {\n    other = { source = "converge/other" }\n  }\n}\n');
     const refused = await control.init(offline);
     expect(refused.code, describeResult(refused)).toBe(1);
@@ -94,7 +62,7 @@ describe("examples/terraform-hcl under terraform 1.11", { timeout: TERRAFORM_TES
   });
 
   it("applies the example from empty, then plans no change", async () => {
-    const { result: apply, requests } = await requestsDuring(service, () => example.apply());
+    const { result: apply, requests } = await requestsDuring(suite.service, () => example.apply());
     expect(apply.code, describeResult(apply)).toBe(0);
     expect(apply.stdout).toContain("Apply complete! Resources: 13 added, 0 changed, 0 destroyed.");
     expect(diagnosticsOf(apply.stderr)).toEqual([]);
@@ -105,7 +73,7 @@ describe("examples/terraform-hcl under terraform 1.11", { timeout: TERRAFORM_TES
     ]);
 
     const state = example.state();
-    const orders = await liveRoutes(clients, ORDERS_API);
+    const orders = await liveRoutes(suite.clients, ORDERS_API);
     const byKey = (key: string) => orders.find((route) => route.routeKey === key);
     expect(byKey("GET /orders")).toMatchObject({
       routeId: state["converge_route.get_orders"]!.route_id,
@@ -116,22 +84,22 @@ describe("examples/terraform-hcl under terraform 1.11", { timeout: TERRAFORM_TES
     });
     expect(byKey("POST /orders")).toMatchObject({ operationName: "CreateOrder", authorizationScopes: ["orders.write"] });
     expect(byKey("GET /inventory/{sku}")).toMatchObject({ target: `integrations/${state["converge_integration.inventory_backend"]!.integration_id}`, authorizationType: "CLOUD_IAM" });
-    const ordersBackend = (await liveIntegrations(clients, ORDERS_API)).find((integration) => integration.integrationId === state["converge_integration.orders_backend"]!.integration_id);
+    const ordersBackend = (await liveIntegrations(suite.clients, ORDERS_API)).find((integration) => integration.integrationId === state["converge_integration.orders_backend"]!.integration_id);
     expect(ordersBackend).toMatchObject({
       integrationUri: "https://orders.internal.example/v2",
       timeoutInMillis: 10000,
       requestParameters: { "overwrite:header.x-tenant": "$context.authorizer.claims.tenant" },
     });
-    const chat = await liveRoutes(clients, CHAT_API);
+    const chat = await liveRoutes(suite.clients, CHAT_API);
     expect(chat.map((route) => route.routeKey).sort()).toEqual(["$connect", "$disconnect", "sendMessage"]);
     expect(chat.find((route) => route.routeKey === "$connect")).toMatchObject({ apiKeyRequired: true, requestParameters: { "route.request.querystring.token": { required: true } } });
-    const mock = (await liveIntegrations(clients, CHAT_API)).find((integration) => integration.integrationType === "MOCK");
+    const mock = (await liveIntegrations(suite.clients, CHAT_API)).find((integration) => integration.integrationType === "MOCK");
     expect(mock).toMatchObject({ requestTemplates: { "application/json": '{"statusCode":200}' }, passthroughBehavior: "WHEN_NO_MATCH" });
-    expect(await clients.account.getAlternateContact({ AlternateContactType: "SECURITY" })).toMatchObject({ EmailAddress: "security@example.com", PhoneNumber: "+1 555 0100" });
-    expect(await clients.account.getAlternateContact({ AccountId: MEMBER_ACCOUNT, AlternateContactType: "OPERATIONS" })).toMatchObject({ Name: "Payments On-Call" });
-    expect((await clients.account.getRegionOptStatus({ AccountId: MEMBER_ACCOUNT, RegionName: "ap-east-1" })).RegionOptStatus).toBe("ENABLED");
+    expect(await suite.clients.account.getAlternateContact({ AlternateContactType: "SECURITY" })).toMatchObject({ EmailAddress: "security@example.com", PhoneNumber: "+1 555 0100" });
+    expect(await suite.clients.account.getAlternateContact({ AccountId: MEMBER_ACCOUNT, AlternateContactType: "OPERATIONS" })).toMatchObject({ Name: "Payments On-Call" });
+    expect((await suite.clients.account.getRegionOptStatus({ AccountId: MEMBER_ACCOUNT, RegionName: "ap-east-1" })).RegionOptStatus).toBe("ENABLED");
 
-    const { result: plan, requests: planRequests } = await requestsDuring(service, () => example.plan());
+    const { result: plan, requests: planRequests } = await requestsDuring(suite.service, () => example.plan());
     expect(plan.code, describeResult(plan)).toBe(0);
     expect(planLine(plan)).toBe("No changes.");
     expect(operations(planRequests, { writesOnly: true })).toEqual([]);
@@ -173,8 +141,8 @@ describe("examples/terraform-hcl under terraform 1.11", { timeout: TERRAFORM_TES
   });
 
   it("destroys what the example made and nothing else: the API's managed route and integration and a route made outside terraform stay", async () => {
-    const extra = await clients.gateway.createRoute(ORDERS_API, { routeKey: "GET /made-by-hand" });
-    const { result: destroy, requests } = await requestsDuring(service, () => example.destroy());
+    const extra = await suite.clients.gateway.createRoute(ORDERS_API, { routeKey: "GET /made-by-hand" });
+    const { result: destroy, requests } = await requestsDuring(suite.service, () => example.destroy());
     expect(destroy.code, describeResult(destroy)).toBe(0);
     expect(destroy.stdout).toContain("Destroy complete! Resources: 13 destroyed.");
     expect(diagnosticsOf(destroy.stdout + destroy.stderr).map((diagnostic) => `${diagnostic.severity}: ${diagnostic.summary}`)).toEqual([
@@ -187,9 +155,9 @@ describe("examples/terraform-hcl under terraform 1.11", { timeout: TERRAFORM_TES
     ]);
 
     expect(await ids()).toEqual({ routes: [...before.routes, extra.routeId].sort(), integrations: before.integrations });
-    expect(await clients.account.getAlternateContact({ AlternateContactType: "SECURITY" })).toBeUndefined();
-    expect(await clients.account.getAlternateContact({ AccountId: MEMBER_ACCOUNT, AlternateContactType: "OPERATIONS" })).toBeUndefined();
-    expect((await clients.account.getRegionOptStatus({ AccountId: MEMBER_ACCOUNT, RegionName: "ap-east-1" })).RegionOptStatus).toBe("ENABLED");
+    expect(await suite.clients.account.getAlternateContact({ AlternateContactType: "SECURITY" })).toBeUndefined();
+    expect(await suite.clients.account.getAlternateContact({ AccountId: MEMBER_ACCOUNT, AlternateContactType: "OPERATIONS" })).toBeUndefined();
+    expect((await suite.clients.account.getRegionOptStatus({ AccountId: MEMBER_ACCOUNT, RegionName: "ap-east-1" })).RegionOptStatus).toBe("ENABLED");
     expect(example.state()).toEqual({});
   });
 });

@@ -1,21 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Clients } from "../../src/clients/index.js";
-import type { RunningService } from "../../src/service/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Integration, Route } from "../../src/contract/gateway.js";
-import {
-  clientsOf,
-  describeResult,
-  errorsOf,
-  installProvider,
-  operations,
-  ORDERS_API,
-  providerBlock,
-  requestsDuring,
-  startProviderService,
-  TerraformDir,
-  TERRAFORM_TEST_TIMEOUT_MS,
-  type ProviderHome,
-} from "./terraform-fixture.js";
+import { describeResult, errorsOf, operations, ORDERS_API, providerBlock, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "./terraform-fixture.js";
+import { terraformSuite } from "./terraform-suite.js";
 
 /**
  * Issue 26, item 3: the provider's MoveResourceState from `terraform_data` (terraform ≥ 1.8), and
@@ -25,9 +11,7 @@ import {
  * clean. A natural-key import ID that matches nothing, or is malformed, fails with what was received.
  */
 
-let service: RunningService;
-let clients: Clients;
-let home: ProviderHome;
+const suite = terraformSuite("move");
 let work: TerraformDir;
 let route: Route;
 let integration: Integration;
@@ -88,30 +72,18 @@ moved {
 `;
 
 beforeAll(async () => {
-  service = await startProviderService();
-  clients = clientsOf(service);
-  integration = await clients.gateway.createIntegration(ORDERS_API, { integrationType: "HTTP_PROXY", integrationUri: "https://move.example/${x}", integrationMethod: "GET", payloadFormatVersion: "1.0" });
-  route = await clients.gateway.createRoute(ORDERS_API, { routeKey: "GET /moved", target: `integrations/${integration.integrationId}` });
-  await clients.account.putAlternateContact({ AlternateContactType: "SECURITY", Name: "Sec", Title: "CISO", EmailAddress: "sec@example.com", PhoneNumber: "+1 555 0100" });
-  home = await installProvider("move");
-  work = TerraformDir.for(home, "move", service);
-  work.write(providerBlock() + WRAPPED);
-  const init = await work.init();
-  expect(init.code, describeResult(init)).toBe(0);
+  integration = await suite.clients.gateway.createIntegration(ORDERS_API, { integrationType: "HTTP_PROXY", integrationUri: "https://move.example/${x}", integrationMethod: "GET", payloadFormatVersion: "1.0" });
+  route = await suite.clients.gateway.createRoute(ORDERS_API, { routeKey: "GET /moved", target: `integrations/${integration.integrationId}` });
+  await suite.clients.account.putAlternateContact({ AlternateContactType: "SECURITY", Name: "Sec", Title: "CISO", EmailAddress: "sec@example.com", PhoneNumber: "+1 555 0100" });
+  work = await suite.initialized("move", providerBlock() + WRAPPED);
   const applied = await work.apply();
   expect(applied.code, describeResult(applied)).toBe(0);
 }, TERRAFORM_TEST_TIMEOUT_MS);
 
-afterAll(async () => {
-  await clients?.close();
-  await service?.close();
-  home?.remove();
-});
-
 describe("moving state from terraform_data to converge's resources under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   it("moves each terraform_data holding a document to its converge resource: the plan shows only moves, nothing is written, the next plan is clean", async () => {
     work.write(providerBlock() + MOVED);
-    const { result: plan, requests } = await requestsDuring(service, () => work.plan());
+    const { result: plan, requests } = await requestsDuring(suite.service, () => work.plan());
     expect(plan.code, describeResult(plan)).toBe(2);
     expect(plan.stdout).toContain("# terraform_data.get_moved has moved to converge_route.get_moved");
     expect(plan.stdout).toContain("# terraform_data.backend has moved to converge_integration.backend");
@@ -119,12 +91,12 @@ describe("moving state from terraform_data to converge's resources under terrafo
     expect(plan.stdout).toContain("Plan: 0 to add, 0 to change, 0 to destroy.");
     expect(plan.stdout).not.toMatch(/will be (created|destroyed|updated in-place)|must be replaced/);
 
-    const { result: apply, requests: applyRequests } = await requestsDuring(service, () => work.apply());
+    const { result: apply, requests: applyRequests } = await requestsDuring(suite.service, () => work.apply());
     expect(apply.code, describeResult(apply)).toBe(0);
     expect(work.attributes("converge_route.get_moved")).toMatchObject({ id: `${ORDERS_API}/${route.routeId}`, route_id: route.routeId, route_key: "GET /moved", target: `integrations/${integration.integrationId}` });
     expect(work.attributes("converge_integration.backend")).toMatchObject({ integration_id: integration.integrationId, integration_uri: "https://move.example/${x}" });
     expect(work.attributes("converge_alternate_contact.security")).toMatchObject({ name: "Sec", title: "CISO" });
-    const { result: again, requests: againRequests } = await requestsDuring(service, () => work.plan());
+    const { result: again, requests: againRequests } = await requestsDuring(suite.service, () => work.plan());
     expect(again.code, describeResult(again)).toBe(0);
     expect(operations([...requests, ...applyRequests, ...againRequests], { writesOnly: true })).toEqual([]);
   });
@@ -142,7 +114,7 @@ import {
   id = ${JSON.stringify(id)}
 }
 `);
-      return requestsDuring(service, () => work.plan());
+      return requestsDuring(suite.service, () => work.plan());
     };
     const unknownKey = await attempt(`${ORDERS_API}?route=GET%20%2Fother`);
     expect(unknownKey.result.code, describeResult(unknownKey.result)).toBe(1);
@@ -153,7 +125,7 @@ import {
     expect(none.result.code, describeResult(none.result)).toBe(1);
     expect(errorsOf(none.result).map((error) => error.text.replace(/\s+/g, " ")).join("\n")).toContain(`matches no live resources`);
 
-    const made = await clients.gateway.createRoute(ORDERS_API, { routeKey: "GET /other" });
+    const made = await suite.clients.gateway.createRoute(ORDERS_API, { routeKey: "GET /other" });
     const found = await attempt(`${ORDERS_API}?route_key=GET%20%2Fother`);
     expect(found.result.code, describeResult(found.result)).toBe(2);
     expect(found.result.stdout).toContain("Plan: 1 to import, 0 to add, 0 to change, 0 to destroy.");

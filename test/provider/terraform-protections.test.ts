@@ -1,32 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Clients } from "../../src/clients/index.js";
-import type { RunningService } from "../../src/service/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Integration, Route } from "../../src/contract/gateway.js";
-import {
-  clientsOf,
-  describeResult,
-  errorsOf,
-  installProvider,
-  liveIntegrations,
-  liveRoutes,
-  operations,
-  ORDERS_API,
-  providerBlock,
-  requestsDuring,
-  startProviderService,
-  TerraformDir,
-  TERRAFORM_TEST_TIMEOUT_MS,
-  type ProviderHome,
-} from "./terraform-fixture.js";
+import { describeResult, errorsOf, liveIntegrations, liveRoutes, operations, ORDERS_API, providerBlock, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "./terraform-fixture.js";
+import { terraformSuite } from "./terraform-suite.js";
 
 /**
  * converge's protections under real terraform: error diagnostics that name the resource and the
  * rule, raised at plan time where terraform allows it, and nothing sent to the service.
  */
 
-let service: RunningService;
-let clients: Clients;
-let home: ProviderHome;
+const suite = terraformSuite("protections");
 let managed: TerraformDir;
 /** The orders API's quick-created `$default` route and its integration, as the service made them. */
 let managedRoute: Route;
@@ -55,20 +37,16 @@ resource "converge_route" "default" {
 /** The managed route and integration as they are live now. */
 async function liveManaged() {
   return {
-    route: (await liveRoutes(clients, ORDERS_API)).find((candidate) => candidate.routeId === managedRoute.routeId),
-    integration: (await liveIntegrations(clients, ORDERS_API)).find((candidate) => candidate.integrationId === managedIntegration.integrationId),
+    route: (await liveRoutes(suite.clients, ORDERS_API)).find((candidate) => candidate.routeId === managedRoute.routeId),
+    integration: (await liveIntegrations(suite.clients, ORDERS_API)).find((candidate) => candidate.integrationId === managedIntegration.integrationId),
   };
 }
 
 beforeAll(async () => {
-  service = await startProviderService();
-  clients = clientsOf(service);
-  managedRoute = (await liveRoutes(clients, ORDERS_API)).find((candidate) => candidate.apiGatewayManaged)!;
-  managedIntegration = (await liveIntegrations(clients, ORDERS_API)).find((candidate) => candidate.apiGatewayManaged)!;
+  managedRoute = (await liveRoutes(suite.clients, ORDERS_API)).find((candidate) => candidate.apiGatewayManaged)!;
+  managedIntegration = (await liveIntegrations(suite.clients, ORDERS_API)).find((candidate) => candidate.apiGatewayManaged)!;
   expect(managedRoute).toMatchObject({ routeKey: "$default", target: `integrations/${managedIntegration.integrationId}` });
-  home = await installProvider("protections");
-  managed = TerraformDir.for(home, "managed", service);
-  managed.write(`${providerBlock()}${INTEGRATION}${route("$default")}
+  managed = await suite.initialized("managed", `${providerBlock()}${INTEGRATION}${route("$default")}
 import {
   to = converge_integration.default
   id = "${ORDERS_API}/${managedIntegration.integrationId}"
@@ -79,24 +57,16 @@ import {
   id = "${ORDERS_API}/${managedRoute.routeId}"
 }
 `);
-  const init = await managed.init();
-  expect(init.code, describeResult(init)).toBe(0);
   const imported = await managed.apply();
   expect(imported.code, describeResult(imported)).toBe(0);
   expect(imported.stdout).toContain("Apply complete! Resources: 2 imported, 0 added, 0 changed, 0 destroyed.");
   expect(managed.attributes("converge_route.default")).toMatchObject({ api_gateway_managed: true, route_key: "$default" });
 }, TERRAFORM_TEST_TIMEOUT_MS);
 
-afterAll(async () => {
-  await clients?.close();
-  await service?.close();
-  home?.remove();
-});
-
 describe("converge's protections under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   it("refuses at plan time to change the route key of the imported service-managed $default route, sending nothing", async () => {
     managed.write(`${providerBlock()}${INTEGRATION}${route("GET /renamed")}`);
-    const { result: apply, requests } = await requestsDuring(service, () => managed.apply());
+    const { result: apply, requests } = await requestsDuring(suite.service, () => managed.apply());
     expect(apply.code, describeResult(apply)).toBe(1);
     expect(apply.stdout).toContain("Planning failed.");
     const errors = errorsOf(apply);
@@ -110,7 +80,7 @@ describe("converge's protections under terraform 1.11", { timeout: TERRAFORM_TES
 
   it("refuses at plan time to destroy the service-managed $default route, sending nothing", async () => {
     managed.write(`${providerBlock()}${INTEGRATION}${route("$default")}`);
-    const { result: destroy, requests } = await requestsDuring(service, () => managed.destroy());
+    const { result: destroy, requests } = await requestsDuring(suite.service, () => managed.destroy());
     expect(destroy.code, describeResult(destroy)).toBe(1);
     const errors = errorsOf(destroy);
     expect(errors.map((error) => error.summary)).toEqual(["converge_route: refused by a converge protection"]);
@@ -132,12 +102,12 @@ removed {
   }
 }
 `);
-    const { result: forget, requests: forgetRequests } = await requestsDuring(service, () => managed.apply());
+    const { result: forget, requests: forgetRequests } = await requestsDuring(suite.service, () => managed.apply());
     expect(forget.code, describeResult(forget)).toBe(0);
     expect(forget.stdout).toContain("# converge_route.default will no longer be managed by Terraform");
     expect(Object.keys(managed.state())).toEqual(["converge_integration.default"]);
 
-    const { result: destroy, requests } = await requestsDuring(service, () => managed.destroy());
+    const { result: destroy, requests } = await requestsDuring(suite.service, () => managed.destroy());
     expect(destroy.code, describeResult(destroy)).toBe(1);
     const errors = errorsOf(destroy);
     expect(errors.map((error) => error.summary)).toEqual(["converge_integration: refused by a converge protection"]);
@@ -148,7 +118,7 @@ removed {
   });
 
   it("refuses at apply time to delete an integration that a route made outside terraform still targets, naming the route and sending nothing", async () => {
-    const targeted = TerraformDir.for(home, "targeted", service);
+    const targeted = suite.dir("targeted");
     targeted.write(`${providerBlock()}
 resource "converge_integration" "targeted" {
   api_id                 = "${ORDERS_API}"
@@ -162,17 +132,17 @@ resource "converge_integration" "targeted" {
     const created = await targeted.apply();
     expect(created.code, describeResult(created)).toBe(0);
     const integrationId = String(targeted.attributes("converge_integration.targeted").integration_id);
-    const handMade = await clients.gateway.createRoute(ORDERS_API, { routeKey: "GET /hand-made", target: `integrations/${integrationId}` });
+    const handMade = await suite.clients.gateway.createRoute(ORDERS_API, { routeKey: "GET /hand-made", target: `integrations/${integrationId}` });
 
     targeted.write(providerBlock());
-    const { result: apply, requests } = await requestsDuring(service, () => targeted.apply());
+    const { result: apply, requests } = await requestsDuring(suite.service, () => targeted.apply());
     expect(apply.code, describeResult(apply)).toBe(1);
     expect(apply.stdout).toContain("converge_integration.targeted: Destroying...");
     const errors = errorsOf(apply);
     expect(errors.map((error) => error.summary)).toEqual(["converge_integration: refused by a converge protection"]);
     expect(errors[0]!.text.replace(/\s+/g, " ")).toContain(`integration ${integrationId} is still the target of route ${handMade.routeId}: retarget or delete it first. Nothing was sent to the service.`);
     expect(operations(requests, { writesOnly: true })).toEqual([]);
-    expect((await liveIntegrations(clients, ORDERS_API)).some((integration) => integration.integrationId === integrationId)).toBe(true);
+    expect((await liveIntegrations(suite.clients, ORDERS_API)).some((integration) => integration.integrationId === integrationId)).toBe(true);
     expect(targeted.attributes("converge_integration.targeted").integration_id).toBe(integrationId);
   });
 
@@ -195,7 +165,7 @@ resource "converge_route" "route" {
 `;
 
     it("refuses to delete the old integration first, as terraform orders it without create_before_destroy, naming the route; the route applied first (-target), the rest follows", async () => {
-      const work = TerraformDir.for(home, "retarget", service);
+      const work = suite.dir("retarget");
       work.write(swap("old", "retarget", false));
       expect((await work.init()).code).toBe(0);
       expect((await work.apply()).code).toBe(0);
@@ -203,12 +173,12 @@ resource "converge_route" "route" {
       const routeId = String(work.attributes("converge_route.route").route_id);
 
       work.write(swap("new", "retarget", false));
-      const { result: refused, requests } = await requestsDuring(service, () => work.apply());
+      const { result: refused, requests } = await requestsDuring(suite.service, () => work.apply());
       expect(refused.code, describeResult(refused)).toBe(1);
       expect(errorsOf(refused).map((error) => error.summary)).toEqual(["converge_integration: refused by a converge protection"]);
       expect(errorsOf(refused)[0]!.text.replace(/\s+/g, " ")).toContain(`integration ${oldId} is still the target of route ${routeId}`);
       expect(operations(requests, { writesOnly: true })).toEqual(["CreateIntegration"]);
-      expect((await liveRoutes(clients, ORDERS_API)).find((route) => route.routeId === routeId)?.target).toBe(`integrations/${oldId}`);
+      expect((await liveRoutes(suite.clients, ORDERS_API)).find((route) => route.routeId === routeId)?.target).toBe(`integrations/${oldId}`);
 
       const route = await work.run(["apply", "-auto-approve", "-input=false", "-no-color", "-target=converge_route.route"]);
       expect(route.code, describeResult(route)).toBe(0);
@@ -216,24 +186,24 @@ resource "converge_route" "route" {
       expect(rest.code, describeResult(rest)).toBe(0);
       expect(rest.stdout).toContain("Apply complete! Resources: 0 added, 0 changed, 1 destroyed.");
       const newId = String(work.attributes("converge_integration.new").integration_id);
-      expect((await liveRoutes(clients, ORDERS_API)).find((candidate) => candidate.routeId === routeId)?.target).toBe(`integrations/${newId}`);
-      expect((await liveIntegrations(clients, ORDERS_API)).some((integration) => integration.integrationId === oldId)).toBe(false);
+      expect((await liveRoutes(suite.clients, ORDERS_API)).find((candidate) => candidate.routeId === routeId)?.target).toBe(`integrations/${newId}`);
+      expect((await liveIntegrations(suite.clients, ORDERS_API)).some((integration) => integration.integrationId === oldId)).toBe(false);
     });
 
     it("applies in one go when the old integration was made with create_before_destroy: create, retarget, then delete", async () => {
-      const work = TerraformDir.for(home, "retarget-cbd", service);
+      const work = suite.dir("retarget-cbd");
       work.write(swap("old", "retarget-cbd", true));
       expect((await work.init()).code).toBe(0);
       expect((await work.apply()).code).toBe(0);
       const oldId = String(work.attributes("converge_integration.old").integration_id);
 
       work.write(swap("new", "retarget-cbd", true));
-      const { result: apply, requests } = await requestsDuring(service, () => work.apply());
+      const { result: apply, requests } = await requestsDuring(suite.service, () => work.apply());
       expect(apply.code, describeResult(apply)).toBe(0);
       expect(requests.filter((request) => request.write).map((request) => request.operation)).toEqual(["CreateIntegration", "UpdateRoute", "DeleteIntegration"]);
       const newId = String(work.attributes("converge_integration.new").integration_id);
-      expect((await liveRoutes(clients, ORDERS_API)).find((route) => route.routeKey === "GET /retarget-cbd")?.target).toBe(`integrations/${newId}`);
-      expect((await liveIntegrations(clients, ORDERS_API)).some((integration) => integration.integrationId === oldId)).toBe(false);
+      expect((await liveRoutes(suite.clients, ORDERS_API)).find((route) => route.routeKey === "GET /retarget-cbd")?.target).toBe(`integrations/${newId}`);
+      expect((await liveIntegrations(suite.clients, ORDERS_API)).some((integration) => integration.integrationId === oldId)).toBe(false);
     });
   });
 });

@@ -1,21 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Clients } from "../../src/clients/index.js";
-import type { RunningService } from "../../src/service/index.js";
-import {
-  clientsOf,
-  describeResult,
-  diagnosticsOf,
-  installProvider,
-  liveIntegrations,
-  liveRoutes,
-  ORDERS_API,
-  providerBlock,
-  requestsDuring,
-  startProviderService,
-  TerraformDir,
-  TERRAFORM_TEST_TIMEOUT_MS,
-  type ProviderHome,
-} from "./terraform-fixture.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { describeResult, diagnosticsOf, liveIntegrations, liveRoutes, ORDERS_API, providerBlock, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "./terraform-fixture.js";
+import { terraformSuite } from "./terraform-suite.js";
 
 /**
  * Many resources of one API under real terraform against a throttled service: an apply of 40
@@ -26,18 +11,12 @@ import {
 /** Integrations, each with a route targeting it: 2 × PAIRS resources in the orders API. */
 const PAIRS = 20;
 
-let service: RunningService;
-let clients: Clients;
-let home: ProviderHome;
+// 20 requests a second per operation, 10 at once: an apply of 20 creates at a time is throttled
+const suite = terraformSuite("scale", { world: { throttle: { ratePerSecond: 20, burst: 10 } } });
 let work: TerraformDir;
 
 beforeAll(async () => {
-  // 20 requests a second per operation, 10 at once: an apply of 20 creates at a time is throttled
-  service = await startProviderService({ throttle: { ratePerSecond: 20, burst: 10 } });
-  clients = clientsOf(service);
-  home = await installProvider("scale");
-  work = TerraformDir.for(home, "scale", service);
-  work.write(`${providerBlock()}
+  work = await suite.initialized("scale", `${providerBlock()}
 resource "converge_integration" "backend" {
   count                  = ${PAIRS}
   api_id                 = "${ORDERS_API}"
@@ -54,19 +33,11 @@ resource "converge_route" "route" {
   target    = "integrations/\${converge_integration.backend[count.index].integration_id}"
 }
 `);
-  const init = await work.init();
-  expect(init.code, describeResult(init)).toBe(0);
 }, TERRAFORM_TEST_TIMEOUT_MS);
-
-afterAll(async () => {
-  await clients?.close();
-  await service?.close();
-  home?.remove();
-});
 
 describe("many resources under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   it("applies 40 resources at parallelism 20 against a throttled service without an error, retrying what it answers 429", async () => {
-    const { result: apply, requests } = await requestsDuring(service, () => work.apply("-parallelism=20"));
+    const { result: apply, requests } = await requestsDuring(suite.service, () => work.apply("-parallelism=20"));
     expect(apply.code, describeResult(apply)).toBe(0);
     expect(diagnosticsOf(apply.stdout + apply.stderr)).toEqual([]);
     expect(apply.stdout).toContain(`Apply complete! Resources: ${2 * PAIRS} added, 0 changed, 0 destroyed.`);
@@ -75,8 +46,8 @@ describe("many resources under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOU
     expect(requests.filter((request) => request.operation === "CreateIntegration" && request.status === 201)).toHaveLength(PAIRS);
     expect(requests.filter((request) => request.operation === "CreateRoute" && request.status === 201)).toHaveLength(PAIRS);
 
-    const integrations = (await liveIntegrations(clients, ORDERS_API)).filter((integration) => integration.integrationUri?.startsWith("https://scale.example/"));
-    const routes = (await liveRoutes(clients, ORDERS_API)).filter((route) => route.routeKey.startsWith("GET /scale/"));
+    const integrations = (await liveIntegrations(suite.clients, ORDERS_API)).filter((integration) => integration.integrationUri?.startsWith("https://scale.example/"));
+    const routes = (await liveRoutes(suite.clients, ORDERS_API)).filter((route) => route.routeKey.startsWith("GET /scale/"));
     expect(integrations.map((integration) => integration.integrationUri).sort()).toEqual(Array.from({ length: PAIRS }, (_, index) => `https://scale.example/${index}`).sort());
     expect(routes).toHaveLength(PAIRS);
     for (const route of routes) {
@@ -86,7 +57,7 @@ describe("many resources under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOU
   });
 
   it("plans no change of the 40 with one GetApis, one GetRoutes and one GetIntegrations page, not a request per resource", async () => {
-    const { result: plan, requests } = await requestsDuring(service, () => work.plan("-parallelism=20"));
+    const { result: plan, requests } = await requestsDuring(suite.service, () => work.plan("-parallelism=20"));
     expect(plan.code, describeResult(plan)).toBe(0);
     expect(plan.stdout.match(/: Refreshing state\.\.\. /g)).toHaveLength(2 * PAIRS);
     expect(requests.map((request) => `${request.operation} ${request.path} ${request.status}`).sort()).toEqual([

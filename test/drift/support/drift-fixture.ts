@@ -4,32 +4,49 @@ import { describeCliResult, type CliResult } from "../../support/cli.js";
 import { ORDERS_API } from "../../e2e/e2e-fixture.js";
 
 /**
- * The orders API of the demo world as the drift suites declare it, line by line: owned by an Api
- * document (no prune: unmanaged resources are reported all the same), its backend integration and
- * three routes targeting it. Suites add their own documents after a `---`.
+ * The orders API as the drift suites declare it, in `api` (the demo world's orders API unless
+ * given): owned by an Api document (no prune: unmanaged resources are reported all the same), its
+ * backend integration and its `GET /orders` route targeting it. Suites add routes with routeLines.
+ */
+export function ordersApiLines(api: string = ORDERS_API): string[] {
+  return [
+    "kind: Api",
+    `api: ${api}`,
+    "spec: {protocolType: HTTP}",
+    "---",
+    "kind: Integration",
+    "name: backend",
+    `api: ${api}`,
+    'spec: {integrationType: HTTP_PROXY, integrationUri: "https://backend.example/orders", integrationMethod: ANY, payloadFormatVersion: "1.0"}',
+    ...routeLines(api, "{routeKey: GET /orders, target: {integration: backend}}"),
+  ];
+}
+
+/** A `Route` document of `api` whose spec is the flow mapping `spec`, after a `---`: to follow another document. */
+export function routeLines(api: string, spec: string): string[] {
+  return ["---", "kind: Route", `api: ${api}`, `spec: ${spec}`];
+}
+
+/**
+ * The orders API of the demo world as the drift suites declare it, line by line: ordersApiLines
+ * and two more routes targeting the backend (one with a JWT authorizer). Suites add their own
+ * documents after a `---`.
  */
 export const ORDERS_LINES: ReadonlyArray<string> = [
-  "kind: Api",
-  `api: ${ORDERS_API}`,
-  "spec: {protocolType: HTTP}",
-  "---",
-  "kind: Integration",
-  "name: backend",
-  `api: ${ORDERS_API}`,
-  'spec: {integrationType: HTTP_PROXY, integrationUri: "https://backend.example/orders", integrationMethod: ANY, payloadFormatVersion: "1.0"}',
-  "---",
-  "kind: Route",
-  `api: ${ORDERS_API}`,
-  "spec: {routeKey: GET /orders, target: {integration: backend}}",
-  "---",
-  "kind: Route",
-  `api: ${ORDERS_API}`,
-  "spec: {routeKey: POST /orders, target: {integration: backend}, authorizationType: JWT, authorizerId: jwt1, authorizationScopes: [orders.write]}",
-  "---",
-  "kind: Route",
-  `api: ${ORDERS_API}`,
-  "spec: {routeKey: \"DELETE /orders/{id}\", target: {integration: backend}}",
+  ...ordersApiLines(),
+  ...routeLines(ORDERS_API, "{routeKey: POST /orders, target: {integration: backend}, authorizationType: JWT, authorizerId: jwt1, authorizationScopes: [orders.write]}"),
+  ...routeLines(ORDERS_API, '{routeKey: "DELETE /orders/{id}", target: {integration: backend}}'),
 ];
+
+/** The member account's BILLING contact as the drift suites declare it. */
+export const MEMBER_BILLING_LINES: ReadonlyArray<string> = [
+  "kind: AlternateContact",
+  'account: "222222222222"',
+  'spec: {type: BILLING, name: Billing Team, title: Controller, emailAddress: billing@example.com, phoneNumber: "+1 555 0101"}',
+];
+
+/** us-east-1 declared disabled: a Region that cannot be disabled, so drift reports it refused. */
+export const US_EAST_DISABLED_LINES: ReadonlyArray<string> = ["kind: RegionOptIn", "spec: {region: us-east-1, enabled: false}"];
 
 /** Parses a `--output json` drift report; fails the test with the whole output when it is not JSON. */
 export function parseDriftJson(result: CliResult): DriftReport {
