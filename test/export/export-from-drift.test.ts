@@ -4,6 +4,7 @@ import { driftReport, type DriftResource } from "../../src/reconcile/drift-repor
 import { exportUnmanaged, selectUnmanaged } from "../../src/reconcile/export-from-drift.js";
 import type { LiveState } from "../../src/reconcile/model.js";
 import { renderExportedFile } from "../../src/reconcile/render-export.js";
+import { liveApi } from "../support/live-api.js";
 import { renderExportAsTerraform } from "../../src/reconcile/render-export-terraform.js";
 
 /**
@@ -50,7 +51,7 @@ const REPORT = driftReport({
 
 const LIVE: LiveState = {
   apis: {
-    [OWNED]: {
+    [OWNED]: liveApi({
       apiId: OWNED,
       name: "orders",
       protocolType: "HTTP",
@@ -65,14 +66,14 @@ const LIVE: LiveState = {
         { routeId: "r-legacy", routeKey: "GET /legacy", target: "integrations/i-orders" },
         { routeId: "r-accepted", routeKey: "GET /accepted", target: "integrations/i-orders" },
       ],
-    },
-    [WHOLE]: {
+    }),
+    [WHOLE]: liveApi({
       apiId: WHOLE,
       name: "whole",
       protocolType: "HTTP",
       integrations: [{ integrationId: "i-whole", integrationType: "HTTP_PROXY", integrationUri: "https://whole.example/", payloadFormatVersion: "1.0" }],
       routes: [{ routeId: "r-whole", routeKey: "$default", target: "integrations/i-whole" }],
-    },
+    }),
   },
   apiIdsByName: {},
   contacts: {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { exportFormatOf } from "../../src/cli/commands/export-command.js";
 import { exportAccount, exportApi } from "../../src/reconcile/export.js";
 import type { LiveState } from "../../src/reconcile/model.js";
+import { liveApi } from "../support/live-api.js";
 import { renderExportAsTerraform, valuesNotInNfc } from "../../src/reconcile/render-export-terraform.js";
 
 /**
@@ -10,7 +11,7 @@ import { renderExportAsTerraform, valuesNotInNfc } from "../../src/reconcile/ren
  * format flag's checks. The round trip with real terraform is export-terraform.test.ts.
  */
 
-const api = (apiId: string, name: string) => ({
+const api = (apiId: string, name: string) => liveApi({
   apiId,
   name,
   protocolType: "HTTP" as const,
