@@ -59,14 +59,15 @@ export async function loadDriftInput(flags: DriftSourceFlags, options: Pick<Load
   const fingerprint = states.states.length === 0 && extra.length === 0 && desired
     ? desired.fingerprint
     : fingerprintOf([desired?.fingerprint ?? "", ...states.states.map((state) => state.text), ...extra]);
-  const { attributeOfFieldPath } = await import("../desired/terraform-resources.js");
+  // terraform's attribute names are needed only for a state's resources
+  const attributeOfFieldPath = states.documents.length > 0 ? (await import("../desired/terraform-resources.js")).attributeOfFieldPath : undefined;
   return {
     documents: desired?.documents ?? [],
     stateDocuments: states.documents,
     claims: states.claims,
     apiProtocols: states.apiProtocols,
     fingerprint,
-    attributeOf: (loaded, path) => attributeOfFieldPath(loaded.document.kind, path) ?? path,
+    ...(attributeOfFieldPath ? { attributeOf: (loaded: LoadedDocument, path: string) => attributeOfFieldPath(loaded.document.kind, path) ?? path } : {}),
   };
 }
 
