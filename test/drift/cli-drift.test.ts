@@ -308,6 +308,18 @@ describe("converge drift exit codes", { timeout: E2E_TIMEOUT_MS }, () => {
     expect(service.requests.count()).toBe(before);
   });
 
+  it("refuses an --account that is not an account ID, and --account without --unmanaged all, before any call", async () => {
+    const before = service.requests.count();
+    const malformed = await drift(["-f", "in-sync.yaml", "--unmanaged", "all", "--account", "12345", "--account", "self"]);
+    expectExit(malformed, 1);
+    expect(malformed.stderr).toBe('converge: --account "12345" is not valid: expected 12 digits, or self for the caller\'s own account\n');
+    const owned = await drift(["-f", "in-sync.yaml", "--account", "222222222222"]);
+    expectExit(owned, 1);
+    expect(owned.stderr).toBe("converge: --account goes with --unmanaged all: it adds accounts whose contacts and Regions that scope reads\n");
+    expect(malformed.stdout + owned.stdout).toBe("");
+    expect(service.requests.count()).toBe(before);
+  });
+
   it("exits 1 when no read succeeds at all (a token the service does not know)", async () => {
     const result = await drift(["-f", "in-sync.yaml", "-f", "orders.yaml"], { CONVERGE_TOKEN: "not-a-token" });
     expectExit(result, 1);

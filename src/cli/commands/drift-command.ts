@@ -8,6 +8,7 @@ import { driftExitCode, mergeDriftReports, type DriftReport, type ShardSpec } fr
 import { renderDriftAsJUnit, renderDriftAsMarkdown, renderDriftAsText } from "../../reconcile/render-drift.js";
 import { renderDriftAsHtml } from "../../reconcile/render-drift-html.js";
 import { CliError } from "../cli-error.js";
+import { accountFlagProblems } from "../account-flag.js";
 import { connect, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
 import { loadDriftInput } from "../state-input.js";
 import type { UnmanagedScope } from "../../reconcile/drift-estate.js";
@@ -40,6 +41,9 @@ export type DriftMergeFlags = DriftOutputFlags;
 
 /** `converge drift`: never writes; exit 0 in sync, 2 drift found, 3 some resource could not be compared, 1 error. */
 export async function driftCommand(flags: DriftFlags, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const accountProblems = accountFlagProblems(flags.account);
+  if (flags.account.length > 0 && flags.unmanaged !== "all") accountProblems.push("--account goes with --unmanaged all: it adds accounts whose contacts and Regions that scope reads");
+  if (accountProblems.length > 0) throw new CliError(accountProblems.join("\n"));
   const shard = flags.shard !== undefined ? parseShard(flags.shard, env) : undefined;
   const reportFiles = flags.report.map(reportFormatOf);
   const ignore = await loadIgnoreRules(flags.ignore ?? []);

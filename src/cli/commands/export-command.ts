@@ -1,12 +1,11 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ACCOUNT_ID_PATTERN } from "../../contract/account.js";
+import { accountFlagProblems } from "../account-flag.js";
 import { API_ID_PATTERN } from "../../contract/gateway.js";
 import { documentJsonSchema } from "../../desired/schema.js";
 import { exportLiveState, exportNeeds, type ExportScope, type ExportedFile } from "../../reconcile/export.js";
 import { exportUnmanaged, selectUnmanaged } from "../../reconcile/export-from-drift.js";
 import type { LiveState } from "../../reconcile/model.js";
-import { SELF } from "../../desired/read-key.js";
 import { readLive } from "../../reconcile/live-reader.js";
 import { renderExportStream, renderExportedFile } from "../../reconcile/render-export.js";
 import { renderExportAsTerraform, valuesNotInNfc } from "../../reconcile/render-export-terraform.js";
@@ -145,9 +144,7 @@ export function exportScopeOf(flags: Pick<ExportFlags, "api" | "account">): Expo
     ...apis
       .filter((id) => !API_ID_PATTERN.test(id))
       .map((id) => `--api ${JSON.stringify(id)} is not valid: expected an apiId (10 lower-case letters or digits, e.g. a1b2c3d4e5)`),
-    ...accounts
-      .filter((id) => id !== SELF && !ACCOUNT_ID_PATTERN.test(id))
-      .map((id) => `--account ${JSON.stringify(id)} is not valid: expected 12 digits, or self for the caller's own account`),
+    ...accountFlagProblems(accounts),
   ];
   if (apis.length === 0 && accounts.length === 0) problems.push("nothing to export: pass --api ID and/or --account ID|self (each repeatable), or --from-drift REPORT.json");
   if (problems.length > 0) throw new CliError(problems.join("\n"));
