@@ -69,10 +69,12 @@ function renderDocument(document: ExportedDocument): string {
  * Whether a block scalar (`|`) reads back as exactly `text`: not when a line holds only blanks (a
  * block scalar's indentation is found from its first line with content, and a line of blanks is
  * read as an empty line, losing them), nor when it holds a carriage return (block scalars
- * normalize line breaks) or starts with a blank.
+ * normalize line breaks) or starts with a blank, nor when it ends in an empty line (`|+`, keep
+ * chomping, takes every blank line after it too: the one before the commented resources included).
  */
 function blockScalarHolds(text: string): boolean {
-  return !text.includes("\r") && !/^[ \t]/.test(text) && !text.split("\n").some((line) => line !== "" && line.trim() === "");
+  return !text.includes("\r") && !/^[ \t]/.test(text) && !/(^|\n)\n$/.test(text)
+    && !text.split("\n").some((line) => line !== "" && line.trim() === "");
 }
 
 function flowAt(yaml: Document, path: ReadonlyArray<string>): void {

@@ -259,6 +259,9 @@ describe("export then plan", () => {
   test("shows no changes for random live estates", async () => {
     await fc.assert(fc.asyncProperty(estateArbitrary, exportThenPlanIsEmpty), {
       numRuns: NUM_RUNS,
+      // found by CI: a value of only line breaks was written as a `|+` block scalar, which took the
+      // blank line before the commented quick-create resources into the value
+      examples: [[{ quickCreate: true, regionTransitionMs: 0, http: { integrations: [], routes: [{ fields: { routeKey: "ANY /", authorizerId: "\n" }, target: null }] }, websocket: { integrations: [], routes: [] }, contacts: [], regionChanges: [] }]],
       ...(seed !== undefined ? { seed } : {}),
       interruptAfterTimeLimit: 90_000,
       markInterruptAsFailure: true,
