@@ -63,7 +63,8 @@ afterAll(async () => {
 /** Runs a terraform command, printing how long it took (what emulation costs), and returns its result. */
 async function timed(label: string, command: () => Promise<TerraformResult>): Promise<TerraformResult> {
   const result = await command();
-  console.info(`linux_arm64 under qemu: terraform ${label}: exit ${result.code} in ${(result.wallMs / 1000).toFixed(1)} s, ${planLine(result)}`);
+  const line = planLine(result);
+  console.info(`linux_arm64 under qemu: terraform ${label}: exit ${result.code} in ${(result.wallMs / 1000).toFixed(1)} s${line === "(no plan line)" ? "" : `, ${line}`}`);
   expect(result.code === 0 || result.code === 2, describeResult(result)).toBe(true);
   return result;
 }
