@@ -46,9 +46,12 @@ export type OnePlan =
   | { readonly action: PlannedAction; readonly live: LiveState; readonly loaded: LoadedDocument }
   | { readonly problems: ReadonlyArray<{ readonly path: string; readonly message: string }>; readonly live: LiveState };
 
+/** A document checked by its kind's schema: the document loaded, or every field the schema refused. */
+export type CheckedByKind = { readonly loaded: LoadedDocument } | RefusedDocument;
+
 /** A document of `kind` made from terraform values, checked by its kind's schema. */
-export function terraformDocument(kind: Kind, value: unknown): { readonly loaded: LoadedDocument } | RefusedDocument {
-  return documentFromValue(kind, value, TERRAFORM) as { readonly loaded: LoadedDocument } | RefusedDocument;
+export function terraformDocument(kind: Kind, value: unknown): CheckedByKind {
+  return documentFromValue(kind, value, TERRAFORM) as CheckedByKind;
 }
 
 /**
