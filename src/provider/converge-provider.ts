@@ -10,7 +10,7 @@ import { regionOptInResource } from "./resources/region-opt-in.js";
 import { routeResource } from "./resources/route.js";
 import { ENDPOINTS, origin, requestTimeout, validateProviderConfig } from "./provider-config.js";
 import { DiagnosticsError, errorDiagnostic, isUnknown, types, type Diagnostic, type ProviderDefinition, type Schema } from "./runtime/index.js";
-import type { ConvergeSession } from "./converge-session.js";
+import { SessionPlans, type ConvergeSession } from "./converge-session.js";
 
 const schema: Schema = {
   description: "converge: alternate contacts, Region opt-ins, and the routes and integrations of HTTP and WebSocket APIs.",
@@ -115,7 +115,7 @@ export const convergeProvider: ProviderDefinition<Schema, ConvergeSession> = {
       throw new DiagnosticsError(problem);
     }
     log.debug("configured", { gateway: gateway.origin, account: account.origin });
-    return { cache, clients: cache.clients, log, held: new Set<string>() };
+    return { cache, clients: cache.clients, log, held: new Set<string>(), plans: new SessionPlans() };
   },
   resources: resourcesByTypeName([alternateContactResource, regionOptInResource, integrationResource, routeResource]),
   dataSources: {
