@@ -1,4 +1,4 @@
-import { invalidRequestTimeout, requestTimeoutMs, timeoutsOfDeadline } from "../clients/answer-limits.js";
+import { timeoutsOfDeadline } from "../clients/answer-limits.js";
 import type { ApiError } from "../clients/index.js";
 import { API_DATA_SOURCE, apiDataSource } from "./data-sources/api.js";
 import { REGIONS_DATA_SOURCE, regionsDataSource } from "./data-sources/regions.js";
@@ -8,8 +8,9 @@ import { alternateContactResource } from "./resources/alternate-contact.js";
 import { integrationResource } from "./resources/integration.js";
 import { regionOptInResource } from "./resources/region-opt-in.js";
 import { routeResource } from "./resources/route.js";
-import { DiagnosticsError, errorDiagnostic, isUnknown, types, type Diagnostic, type ProviderDefinition, type Schema, type Value } from "./runtime/index.js";
-import type { ConvergeSession } from "./converge-session.js";
+import { ENDPOINTS, origin, requestTimeout, validateProviderConfig } from "./provider-config.js";
+import { DiagnosticsError, errorDiagnostic, isUnknown, types, type Diagnostic, type ProviderDefinition, type Schema } from "./runtime/index.js";
+import { SessionPlans, type ConvergeSession } from "./converge-session.js";
 
 const schema: Schema = {
   description: "converge: alternate contacts, Region opt-ins, and the routes and integrations of HTTP and WebSocket APIs.",
@@ -25,37 +26,6 @@ const schema: Schema = {
     },
   },
 };
-
-/**
- * The deadline of one request in milliseconds from `request_timeout`, else CONVERGE_REQUEST_TIMEOUT,
- * else `undefined` (the clients' default); a value out of range is a diagnostic naming it.
- */
-function requestTimeout(value: Value | undefined): number | Diagnostic | undefined {
-  if (isUnknown(value ?? null)) return errorDiagnostic("request_timeout is not known until apply: the provider needs it to plan", undefined, ["request_timeout"]);
-  const fromEnvironment = value === null || value === undefined;
-  const raw = fromEnvironment ? process.env.CONVERGE_REQUEST_TIMEOUT : value;
-  if (raw === undefined || raw === "") return undefined;
-  const given = typeof raw === "number" ? raw : String(raw);
-  const requestMs = requestTimeoutMs(given);
-  if (requestMs !== undefined) return requestMs;
-  const source = fromEnvironment ? "CONVERGE_REQUEST_TIMEOUT" : "request_timeout";
-  return errorDiagnostic(invalidRequestTimeout(source, given), undefined, fromEnvironment ? undefined : ["request_timeout"]);
-}
-
-const ENDPOINTS = ["endpoint", "account_endpoint", "gateway_endpoint"] as const;
-
-/** An endpoint as the provider block or the environment gives it: its origin, or why not. */
-function origin(value: Value | undefined, attribute: string): string | Diagnostic | undefined {
-  if (value === null || value === undefined) return undefined;
-  if (isUnknown(value)) return errorDiagnostic(`${attribute} is not known until apply: the provider needs it to plan`, undefined, [attribute]);
-  try {
-    const url = new URL(String(value));
-    if (url.protocol === "http:" || url.protocol === "https:") return url.origin;
-  } catch {
-    // reported below with what was received
-  }
-  return errorDiagnostic(`${attribute} ${JSON.stringify(value)} is not valid: expected an http:// or https:// URL (e.g. "http://127.0.0.1:4566")`, undefined, [attribute]);
-}
 
 /**
  * One request that tells whether the endpoint answers and takes the token, made in configure so
@@ -101,14 +71,7 @@ interface Endpoint {
 export const convergeProvider: ProviderDefinition<Schema, ConvergeSession> = {
   name: "converge",
   schema,
-  validate({ config }) {
-    const timeout = isUnknown(config.request_timeout ?? null) || config.request_timeout === null || config.request_timeout === undefined
-      ? undefined
-      : requestTimeout(config.request_timeout);
-    return [...ENDPOINTS.filter((attribute) => !isUnknown(config[attribute] ?? null))
-      .map((attribute) => origin(config[attribute], attribute)), timeout]
-      .filter((found): found is Diagnostic => typeof found === "object");
-  },
+  validate: ({ config }) => validateProviderConfig(config),
   async configure({ config, log }) {
     const found = Object.fromEntries(ENDPOINTS.map((attribute) => [attribute, origin(config[attribute], attribute)]));
     const fromEnvironment = origin(process.env.CONVERGE_ENDPOINT || null, "endpoint");
@@ -152,7 +115,7 @@ export const convergeProvider: ProviderDefinition<Schema, ConvergeSession> = {
       throw new DiagnosticsError(problem);
     }
     log.debug("configured", { gateway: gateway.origin, account: account.origin });
-    return { cache, clients: cache.clients, log, held: new Set<string>() };
+    return { cache, clients: cache.clients, log, held: new Set<string>(), plans: new SessionPlans() };
   },
   resources: resourcesByTypeName([alternateContactResource, regionOptInResource, integrationResource, routeResource]),
   dataSources: {

@@ -6,7 +6,11 @@ import { serveProvider } from "./runtime/serve.js";
 await serveProvider(
   async () => {
     const [{ readProviderSchemas }, { schemasFirstProvider }] = await Promise.all([import("./provider-schemas.js"), import("./runtime/index.js")]);
-    return schemasFirstProvider(readProviderSchemas(), () => import("./converge-provider.js").then((module) => module.convergeProvider));
+    return schemasFirstProvider(
+      readProviderSchemas(),
+      () => import("./converge-provider.js").then((module) => module.convergeProvider),
+      () => import("./converge-validation.js").then((module) => module.convergeValidation),
+    );
   },
   { certificateOrganization: "converge" },
 );

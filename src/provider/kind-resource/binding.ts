@@ -14,24 +14,33 @@ export interface DocumentOptions {
 }
 
 /**
- * What a converge kind is to terraform, what every kind has: how its values become the kind's
- * document, where its live counterpart is (`Live`: the live resource as the service lists it), and
- * what state a live resource has. The shared flow (`kindResource`, index.ts) does the rest with the
- * engine's own planning, protections and requests, as `converge plan` and `apply` do; what only
- * some kinds have are the capabilities below (`BindingWith…`).
+ * What a converge kind is to terraform without its engine: how its values become the kind's
+ * document, and which attribute a document path names. Validating a configuration needs no more
+ * (validate.ts), so a process that only validates loads no more (the kind's `*-document.ts` in
+ * src/provider/resources/, which import neither the clients nor the engine).
  */
-export interface KindBindingCore<Live> {
+export interface KindDocument {
   readonly kind: Kind;
   /** terraform's name of the resource type (resourceTypeOf of the kind, src/desired/terraform-attributes.ts). */
   readonly typeName: string;
-  readonly schema: Schema;
   readonly fields: ReadonlyArray<SpecField>;
-  /** The attributes that name the live resource (an API, an account): while one is unknown the engine cannot plan. */
-  readonly identityAttributes: ReadonlyArray<string>;
   /** The kind's document for the values (unknown values left out). */
   document(values: Values, options: DocumentOptions): Record<string, unknown>;
   /** The attribute a document path names (`spec.routeKey` → `route_key`), if any. */
   attributeOf(path: string): AttributeOfPath | undefined;
+}
+
+/**
+ * What a converge kind is to terraform, what every kind has: its document (`KindDocument`), where
+ * its live counterpart is (`Live`: the live resource as the service lists it), and what state a
+ * live resource has. The shared flow (`kindResource`, index.ts) does the rest with the engine's own
+ * planning, protections and requests, as `converge plan` and `apply` do; what only some kinds have
+ * are the capabilities below (`BindingWith…`).
+ */
+export interface KindBindingCore<Live> extends KindDocument {
+  readonly schema: Schema;
+  /** The attributes that name the live resource (an API, an account): while one is unknown the engine cannot plan. */
+  readonly identityAttributes: ReadonlyArray<string>;
   /** The live resource the state holds; undefined when it is gone. */
   liveOf(state: Values, live: LiveState): Live | undefined;
   /**

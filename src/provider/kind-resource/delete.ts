@@ -1,5 +1,5 @@
 import { modelOf } from "../../desired/kinds/registry.js";
-import { applyAction, planDocument, type ConvergeSession } from "../converge-session.js";
+import { applyAction, forgetRead, planDocument, type ConvergeSession } from "../converge-session.js";
 import { DiagnosticsError } from "../runtime/index.js";
 import type { KindBinding } from "./binding.js";
 import { planDiagnostics, throwIfErrors } from "./diagnostics.js";
@@ -24,5 +24,5 @@ export async function deleteResource<Live>(binding: KindBinding<Live>, session: 
   await applyAction(session, planned.action, { signal });
   // an acknowledged delete took it out of the cache; one the service answered 404 (gone already) did not
   const needs = await needsOf(binding, prior);
-  if (binding.liveOf(prior, await session.cache.read(needs, signal)) !== undefined) session.cache.forget(needs);
+  if (binding.liveOf(prior, await session.cache.read(needs, signal)) !== undefined) forgetRead(session, needs);
 }

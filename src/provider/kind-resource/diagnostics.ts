@@ -1,10 +1,10 @@
 import type { PlannedAction } from "../../reconcile/model.js";
 import type { OnePlan } from "../converge-session.js";
 import { DiagnosticsError, errorDiagnostic, type Diagnostic } from "../runtime/index.js";
-import type { KindBindingCore } from "./binding.js";
+import type { KindBindingCore, KindDocument } from "./binding.js";
 
 /** A problem of the engine or the schema, as a diagnostic on the attribute it is about. */
-export function problemDiagnostic<Live>(binding: KindBindingCore<Live>, path: string, message: string): Diagnostic {
+export function problemDiagnostic(binding: KindDocument, path: string, message: string): Diagnostic {
   const at = binding.attributeOf(path);
   // the engine's messages start with the document's field path; terraform users know the attribute
   const named = at !== undefined && message.startsWith(at.prefix) && /^[\s.[]/.test(message.slice(at.prefix.length));

@@ -1,17 +1,18 @@
 import { formatFieldPath } from "../../contract/field-issues.js";
 import type { LoadedDocument } from "../../desired/load.js";
 import type { LiveNeed } from "../../reconcile/model.js";
-import { needsOfDocument, terraformDocument } from "../converge-session.js";
+import { needsOfDocument } from "../converge-session.js";
 import { isUnknown, type Diagnostic } from "../runtime/index.js";
-import type { DocumentOptions, KindBindingCore, Values } from "./binding.js";
+import type { DocumentOptions, KindBindingCore, KindDocument, Values } from "./binding.js";
+import { checkedOnce } from "./checked-documents.js";
 import { problemDiagnostic } from "./diagnostics.js";
 
 /** A document the kind's schema accepts, or the diagnostics of every attribute it refuses. */
 export type CheckedDocument = { readonly loaded: LoadedDocument } | { readonly diagnostics: Diagnostic[] };
 
 /** The document of terraform values as the kind's schema accepts it, or the diagnostics of every attribute it refuses (those still unknown aside). */
-export function checkedDocument<Live>(binding: KindBindingCore<Live>, values: Values, options: DocumentOptions): CheckedDocument {
-  const checked = terraformDocument(binding.kind, binding.document(values, options));
+export function checkedDocument(binding: KindDocument, values: Values, options: DocumentOptions): CheckedDocument {
+  const checked = checkedOnce(binding.kind, binding.document(values, options));
   if ("loaded" in checked) return checked;
   const diagnostics = checked.issues
     .map((issue) => ({ issue, path: formatFieldPath(issue.path) }))
@@ -29,6 +30,6 @@ export function identityKnown<Live>(binding: KindBindingCore<Live>, values: Valu
 }
 
 /** The reads the resource's document needs (its read key), from the values that name it. */
-export function needsOf<Live>(binding: KindBindingCore<Live>, values: Values): Promise<LiveNeed[]> {
+export function needsOf(binding: KindDocument, values: Values): Promise<LiveNeed[]> {
   return needsOfDocument(binding.document(values, {}));
 }

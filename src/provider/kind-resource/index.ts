@@ -1,11 +1,11 @@
 import type { KindBinding } from "./binding.js";
 import { deleteResource } from "./delete.js";
-import { checkedDocument } from "./document-check.js";
 import { importResource } from "./import.js";
 import { moveResource } from "./move.js";
 import { planResource } from "./plan.js";
 import { readResource } from "./read.js";
 import type { ConvergeResourceType } from "./resource-type.js";
+import { validateKindConfig } from "./validate.js";
 import { createResource, updateResource } from "./write.js";
 
 export type {
@@ -19,10 +19,12 @@ export type {
   Holding,
   KindBinding,
   KindBindingCore,
+  KindDocument,
   NaturalImport,
   Values,
 } from "./binding.js";
 export type { ConvergeResourceType, ResourceCall } from "./resource-type.js";
+export { validateKindConfig } from "./validate.js";
 
 /** A converge kind's terraform resource under its type name (the name is written once, in the kind's binding). */
 export interface KindResource {
@@ -39,10 +41,7 @@ export interface KindResource {
 export function kindResource<Live>(binding: KindBinding<Live>): KindResource {
   const resource: ConvergeResourceType = {
     schema: binding.schema,
-    validate({ config }) {
-      const checked = checkedDocument(binding, config, {});
-      return "loaded" in checked ? [] : checked.diagnostics;
-    },
+    validate: ({ config }) => validateKindConfig(binding, config),
     plan: (request) => planResource(binding, request.provider, request),
     read: (request) => readResource(binding, request.provider, request),
     create: (request) => createResource(binding, request.provider, request),

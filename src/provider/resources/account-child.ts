@@ -1,25 +1,44 @@
 import { SELF, type AccountKey } from "../../desired/read-key.js";
 import { documentOfAttributes, type TerraformResource } from "../../desired/terraform-resources.js";
 import type { LiveState } from "../../reconcile/model.js";
-import type { BindingWithMoves, KindBindingCore, Values } from "../kind-resource/index.js";
+import type { BindingWithMoves, KindBindingCore, KindDocument, Values } from "../kind-resource/index.js";
 import { isUnknown, types, type AttributeSchema, type Schema } from "../runtime/index.js";
 import { attributeOfPath, attributeSchemasOf, type SpecField } from "../terraform-fields.js";
 import { parseImportId } from "./import-id.js";
 
-/** What a resource of an account's setting says of itself; `accountChild` makes the ID, import and account plumbing from it. */
-export interface AccountChildOptions<Live> {
+/** The document of an account's setting (`KindDocument`), with the kind's resource it is made by. */
+export interface AccountChildDocument extends KindDocument {
   /**
    * The kind's resource (src/desired/terraform-resources.ts): its type, and the attribute that names
    * the setting within its account (`region_name`): with `account_id` the resource's identity, and
    * changing it replaces the resource.
    */
   readonly resource: TerraformResource;
+}
+
+/**
+ * The document of an account's setting from its resource and spec fields (resource.fields, typed
+ * and described): it names its account unless it is the caller's; what validation needs of the kind.
+ */
+export function accountChildDocument(resource: TerraformResource, fields: ReadonlyArray<SpecField>): AccountChildDocument {
+  return {
+    resource,
+    kind: resource.kind,
+    typeName: resource.typeName,
+    fields,
+    document: (values, { ensure }) => documentOfAttributes(resource, values, { ...(ensure ? { ensure } : {}), isUnknown }),
+    attributeOf: (path) => attributeOfPath(fields, path),
+  };
+}
+
+/** What a resource of an account's setting says of itself; `accountChild` makes the ID, import and account plumbing from it. */
+export interface AccountChildOptions<Live> {
+  /** The kind's document (accountChildDocument). */
+  readonly document: AccountChildDocument;
   /** The resource's description. */
   readonly description: string;
   /** `account_id`'s description. */
   readonly accountDescription: string;
-  /** The resource's spec fields (resource.fields, typed and described). */
-  readonly fields: ReadonlyArray<SpecField>;
   /** The key attribute's name as the import ID's last part (`REGION_NAME` in `ACCOUNT_ID/REGION_NAME`). */
   readonly keyImportName: string;
   /** Computed attributes of the live setting, after `account_id` (a Region's status). @default none */
@@ -43,7 +62,8 @@ export type AccountChildBinding<Live> = Pick<
  * caller's. Its requests send no spec attribute the configuration leaves out (nothing is defaulted).
  */
 export function accountChild<Live>(options: AccountChildOptions<Live>): AccountChildBinding<Live> {
-  const { resource, fields, keyImportName: importName } = options;
+  const { keyImportName: importName } = options;
+  const { resource, fields } = options.document;
   const { kind, typeName, keyAttribute } = resource;
   if (keyAttribute === undefined) throw new Error(`${typeName}: the resource of an account's setting needs its key attribute (keyField)`);
   const schema: Schema = {
@@ -63,8 +83,8 @@ export function accountChild<Live>(options: AccountChildOptions<Live>): AccountC
     schema,
     fields,
     identityAttributes: ["account_id", keyAttribute],
-    document: (values, { ensure }) => documentOfAttributes(resource, values, { ...(ensure ? { ensure } : {}), isUnknown }),
-    attributeOf: (path) => attributeOfPath(fields, path),
+    document: options.document.document,
+    attributeOf: options.document.attributeOf,
     liveOf,
     matched: (_action, values, live) => liveOf(values, live),
     state: (live, specValues, held) => ({

@@ -2,7 +2,7 @@ import type { Document } from "../../desired/schema.js";
 import { fieldAttribute, naturalImportId } from "../../desired/terraform-attributes.js";
 import { documentOfAttributes, type TerraformResource } from "../../desired/terraform-resources.js";
 import type { ActionRequest, LiveApi, LiveState } from "../../reconcile/model.js";
-import type { BindingWithMoves, BindingWithNaturalImport, KindBindingCore, NaturalImport, Values } from "../kind-resource/index.js";
+import type { BindingWithMoves, BindingWithNaturalImport, KindBindingCore, KindDocument, NaturalImport, Values } from "../kind-resource/index.js";
 import { isUnknown, types, type Schema } from "../runtime/index.js";
 import { attributeOfPath, attributeSchemasOf, type SpecField } from "../terraform-fields.js";
 import { parseImportId } from "./import-id.js";
@@ -13,17 +13,37 @@ export interface LiveGatewayChild {
   readonly apiGatewayManaged?: boolean | undefined;
 }
 
-/** What a resource of an API's child says of itself; `gatewayChild` makes the ID, import and API plumbing from it. */
-export interface GatewayChildOptions<Live extends LiveGatewayChild, R extends ActionRequest> {
+/** The document of an API's child (`KindDocument`), with the kind's resource it is made by. */
+export interface GatewayChildDocument extends KindDocument {
   /**
    * The kind's resource (src/desired/terraform-resources.ts): its type, and the spec's pin of the
    * child's ID (`routeId`), whose attribute (`route_id`) holds the ID and ends the import ID (`API_ID/ROUTE_ID`).
    */
   readonly resource: TerraformResource;
-  /** The resource's spec fields (resource.fields, typed and described). */
-  readonly fields: ReadonlyArray<SpecField>;
-  /** The document's logical name, for a kind that needs one (an integration). */
-  readonly name?: string;
+}
+
+/**
+ * The document of an API's child from its resource, spec fields (resource.fields, typed and
+ * described) and logical name, for a kind that needs one (an integration): it names its API and
+ * pins the child by the ID the `pin` values hold; what validation needs of the kind.
+ */
+export function gatewayChildDocument(resource: TerraformResource, fields: ReadonlyArray<SpecField>, name?: string): GatewayChildDocument {
+  const { idField } = resource;
+  if (idField === undefined) throw new Error(`${resource.typeName}: the resource of an API's child needs the pin of its ID (idField)`);
+  return {
+    resource,
+    kind: resource.kind,
+    typeName: resource.typeName,
+    fields,
+    document: (values, { pin, ensure }) => documentOfAttributes(resource, values, { pin, ...(ensure ? { ensure } : {}), ...(name !== undefined ? { name } : {}), isUnknown }),
+    attributeOf: (path) => attributeOfPath(fields, path, [idField]),
+  };
+}
+
+/** What a resource of an API's child says of itself; `gatewayChild` makes the ID, import and API plumbing from it. */
+export interface GatewayChildOptions<Live extends LiveGatewayChild, R extends ActionRequest> {
+  /** The kind's document (gatewayChildDocument). */
+  readonly document: GatewayChildDocument;
   /** What the ID attribute's description adds to "The service's ID of the route." (what refers to it). @default nothing */
   readonly idNote?: string;
   /** `api_gateway_managed`'s description: what converge does and never does with a child the service manages. */
@@ -74,7 +94,7 @@ export function apiOf(values: Values, live: LiveState): LiveApi | undefined {
  * (computed), then the spec's; the document names its API and pins the child by the ID the state holds.
  */
 export function gatewayChild<Live extends LiveGatewayChild, R extends ActionRequest>(options: GatewayChildOptions<Live, R>): GatewayChildBinding<Live> {
-  const { resource, fields } = options;
+  const { resource, fields } = options.document;
   const { kind, typeName, idField, idAttribute } = resource;
   if (idField === undefined || idAttribute === undefined) throw new Error(`${typeName}: the resource of an API's child needs the pin of its ID (idField)`);
   // the kind's name in prose ("route"), as the descriptions of every child kind say it
@@ -99,8 +119,8 @@ export function gatewayChild<Live extends LiveGatewayChild, R extends ActionRequ
     schema,
     fields,
     identityAttributes: ["api_id"],
-    document: (values, { pin, ensure }) => documentOfAttributes(resource, values, { pin, ...(ensure ? { ensure } : {}), ...(options.name !== undefined ? { name: options.name } : {}), isUnknown }),
-    attributeOf: (path) => attributeOfPath(fields, path, [idField]),
+    document: options.document.document,
+    attributeOf: options.document.attributeOf,
     liveOf: (state, live) => childOf(state, live, state[idAttribute]),
     state: (live, specValues, held) => ({
       id: `${held.api_id}/${options.idOf(live)}`,
@@ -132,7 +152,7 @@ function childDocument(document: Document, resource: TerraformResource): { reado
 
 /** The live child a natural-key import ID names (natural-import-id.ts), found in the API's listing. */
 function naturalImport<Live extends LiveGatewayChild, R extends ActionRequest>(id: string, options: GatewayChildOptions<Live, R>): NaturalImport<Live> {
-  const { resource, naturalKey } = options;
+  const { document: { resource }, naturalKey } = options;
   const natural = parseNaturalImportId(id, resource.typeName, naturalKey.fields.map((field) => fieldAttribute(field)), naturalKey.required.map((field) => fieldAttribute(field)));
   const key = Object.fromEntries(naturalKey.fields
     .filter((field) => Object.hasOwn(natural.attributes, fieldAttribute(field)))

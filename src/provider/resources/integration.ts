@@ -4,23 +4,11 @@ import type { IntegrationRequest } from "../../reconcile/kinds/integration-reque
 import { integrationIds, matchesNaturalKey } from "../../reconcile/kinds/integration-identity.js";
 import type { LiveApi, LiveState } from "../../reconcile/model.js";
 import type { Integration } from "../../contract/gateway.js";
-import { terraformResourceOf } from "../../desired/terraform-resources.js";
 import { kindResource, type KindBinding, type Values } from "../kind-resource/index.js";
-import { liveValuesOf, specFields } from "../terraform-fields.js";
+import { liveValuesOf } from "../terraform-fields.js";
 import { apiOf, gatewayChild } from "./gateway-child.js";
 import { NATURAL_KEY_FIELDS } from "../../desired/kinds/integration.js";
-
-/** An integration's spec fields as attributes: every integration field of the service, the two it fills in computed too. */
-const FIELDS = specFields(terraformResourceOf("Integration"), {
-    integrationType: "CLOUD, HTTP, MOCK, HTTP_PROXY or CLOUD_PROXY. Updated in place.",
-    integrationUri: "The backend: a URL for HTTP types, a function ARN for CLOUD types.",
-    payloadFormatVersion: "Required on an HTTP API (`1.0` or `2.0`).",
-    timeoutInMillis: "50 to 30000 on an HTTP API, 50 to 29000 on a WebSocket API; the service's default (30000, 29000) when left out.",
-    connectionType: "INTERNET or VPC_LINK; the service's INTERNET when left out.",
-});
-
-/** The logical name the resource's document has: one document per apply, so one name does. */
-const NAME = "terraform";
+import { INTEGRATION_DOCUMENT_NAME as NAME, integrationDocument } from "./integration-document.js";
 
 /** The live integrations of the document's API that its natural key matches (as converge matches an unpinned one). */
 function naturalKeyMatches(live: LiveState, document: Document): { readonly api: LiveApi; readonly matches: Integration[] } | undefined {
@@ -38,9 +26,7 @@ function integrationOf(values: Values, live: LiveState, integrationId: unknown):
 /** converge's Integration kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is). */
 export const integrationBinding: KindBinding<Integration> = {
   ...gatewayChild<Integration, IntegrationRequest>({
-    resource: terraformResourceOf("Integration"),
-    fields: FIELDS,
-    name: NAME,
+    document: integrationDocument,
     idNote: "(routes target `integrations/<integration_id>`)",
     managedDescription: "Whether the service manages the integration (an API's quick-created one): converge updates it but never deletes it.",
     children: (api) => api.integrations,
@@ -54,7 +40,7 @@ export const integrationBinding: KindBinding<Integration> = {
     if (context && typeof values.api_id === "string") return integrationOf(values, live, integrationIds(context).get(`${values.api_id}/${NAME}`));
     return isIntegrationRequest(request) && "integrationId" in request ? integrationOf(values, live, request.integrationId) : undefined;
   },
-  liveValues: (integration) => liveValuesOf(FIELDS, integration),
+  liveValues: (integration) => liveValuesOf(integrationDocument.fields, integration),
   describe: (integration) => `integration ${integration.integrationId} (${[integration.integrationType, integration.integrationMethod, integration.integrationUri].filter(Boolean).join(" ")})`,
   /** Integrations of one natural key are several live resources, each held by its ID. */
   holding: {

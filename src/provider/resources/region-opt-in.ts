@@ -1,15 +1,8 @@
-import { terraformResourceOf } from "../../desired/terraform-resources.js";
 import type { Region } from "../../contract/account.js";
 import { kindResource, type KindBinding } from "../kind-resource/index.js";
 import { types } from "../runtime/index.js";
-import { specFields } from "../terraform-fields.js";
 import { accountChild } from "./account-child.js";
-
-/** The opt-in's fields as attributes: the Region (by the service's name, RegionName) and whether it is enabled. */
-const FIELDS = specFields(terraformResourceOf("RegionOptIn"), {
-  region: "The Region (e.g. `ap-east-1`); changing it replaces the resource.",
-  enabled: "Whether the Region is enabled for the account. Applying waits until it is ENABLED or DISABLED.",
-});
+import { regionOptInDocument } from "./region-opt-in-document.js";
 
 const ENABLED_LIKE: ReadonlySet<string> = new Set(["ENABLED", "ENABLING", "ENABLED_BY_DEFAULT"]);
 
@@ -22,14 +15,13 @@ interface LiveRegion {
 /** converge's RegionOptIn kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is). */
 export const regionOptInBinding: KindBinding<LiveRegion> = {
   ...accountChild<LiveRegion>({
-    resource: terraformResourceOf("RegionOptIn"),
+    document: regionOptInDocument,
     description: "Whether an opt-in Region is enabled for an account (converge's `RegionOptIn` kind). Destroying it leaves the Region as it is.",
     accountDescription: "The account (12 digits); the caller's own when left out. Changing it replaces the resource.",
     computed: {
       opt_status: { type: types.string, computed: true, description: "The Region's status as the service reports it: ENABLED, ENABLING, DISABLING, DISABLED or ENABLED_BY_DEFAULT." },
     },
     computedValues: (region) => ({ opt_status: region.status }),
-    fields: FIELDS,
     keyImportName: "REGION_NAME",
     find(account, values, live) {
       const region = String(values.region_name);

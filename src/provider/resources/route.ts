@@ -1,23 +1,12 @@
 import { isRouteRequest, type RouteRequest } from "../../reconcile/kinds/route.js";
 import type { Route } from "../../contract/gateway.js";
-import { resourceTypeOf } from "../../desired/terraform-attributes.js";
-import { terraformResourceOf } from "../../desired/terraform-resources.js";
 import { kindResource, type KindBinding } from "../kind-resource/index.js";
-import { liveValuesOf, specFields } from "../terraform-fields.js";
+import { liveValuesOf } from "../terraform-fields.js";
 import { apiOf, gatewayChild } from "./gateway-child.js";
-
-/** A route's spec fields as attributes: the service's route fields, scopes as a set, the two it fills in computed too. */
-const FIELDS = specFields(terraformResourceOf("Route"), {
-    routeKey: 'The route key: `$default` or `"METHOD /path"` on an HTTP API, any expression value on a WebSocket API. Updated in place (never for a route the service manages).',
-    target: `Where the route sends requests: \`"integrations/\${${resourceTypeOf("Integration")}.NAME.integration_id}"\`.`,
-    authorizationType: "NONE, JWT, CLOUD_IAM or CUSTOM (HTTP APIs); NONE, CLOUD_IAM or CUSTOM (WebSocket APIs). The service's NONE when left out.",
-    authorizationScopes: "Scopes a JWT must claim one of (compared as a set).",
-    apiKeyRequired: "WebSocket APIs only. The service's false when left out.",
-});
+import { routeDocument } from "./route-document.js";
 
 const ROUTE = gatewayChild<Route, RouteRequest>({
-  resource: terraformResourceOf("Route"),
-  fields: FIELDS,
+  document: routeDocument,
   managedDescription: "Whether the service manages the route (an API's quick-created `$default` route): converge never deletes it nor changes its route key.",
   children: (api) => api.routes,
   idOf: (route) => route.routeId,
@@ -33,7 +22,7 @@ export const routeBinding: KindBinding<Route> = {
     if (typeof values.route_id === "string") return ROUTE.liveOf(values, live);
     return apiOf(values, live)?.routes.find((route) => route.routeKey === values.route_key);
   },
-  liveValues: (route) => liveValuesOf(FIELDS, route),
+  liveValues: (route) => liveValuesOf(routeDocument.fields, route),
   describe: (route) => `route ${route.routeId} (${route.routeKey})`,
 };
 

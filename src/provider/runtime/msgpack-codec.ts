@@ -1,4 +1,4 @@
-import { decode, encode, ExtensionCodec } from "@msgpack/msgpack";
+import { Decoder, Encoder, ExtensionCodec } from "@msgpack/msgpack";
 import type { AttributePath } from "./attribute-path.js";
 import { sortedKeys, typeFromJson, typeToJson, type CtyType } from "./cty-type.js";
 import { valueFromWire, type WireDialect } from "./value-decoding.js";
@@ -19,6 +19,11 @@ const UNKNOWN_BODY = new Uint8Array([0]);
 const extensions = new ExtensionCodec();
 extensions.register({ type: UNKNOWN_EXTENSION, encode: (value) => (value === UNKNOWN ? UNKNOWN_BODY : null), decode: () => UNKNOWN });
 extensions.register({ type: REFINED_UNKNOWN_EXTENSION, encode: () => null, decode: () => UNKNOWN });
+
+// one of each per process: a call's values are encoded and decoded whole, and a nested call (an
+// extension's codec) gets a copy of its own from the library; encode answers a copy of its buffer
+const encoder = new Encoder({ extensionCodec: extensions, ignoreUndefined: false });
+const decoder = new Decoder({ extensionCodec: extensions });
 
 const dialect: WireDialect = {
   extraAttributes: "reject",
@@ -41,7 +46,7 @@ const dialect: WireDialect = {
 export function decodeMsgpack(bytes: Uint8Array, type: CtyType): Value {
   let raw: unknown;
   try {
-    raw = decode(bytes, { extensionCodec: extensions });
+    raw = decoder.decode(bytes);
   } catch (error) {
     throw new ValueTypeError([], `received ${bytes.length} bytes that are not MessagePack: ${(error as Error).message}`);
   }
@@ -50,7 +55,7 @@ export function decodeMsgpack(bytes: Uint8Array, type: CtyType): Value {
 
 /** Encodes a value of the given type. Throws `ValueTypeError` naming the path of a value that does not fit it. */
 export function encodeMsgpack(value: Value, type: CtyType): Uint8Array {
-  return encode(valueToWire(value, type, []), { extensionCodec: extensions, ignoreUndefined: false });
+  return encoder.encode(valueToWire(value, type, []));
 }
 
 function valueToWire(value: Value | undefined, type: CtyType, path: AttributePath): unknown {

@@ -1,4 +1,4 @@
-import type { AttributePath } from "./attribute-path.js";
+import type { AttributePath, PathStep } from "./attribute-path.js";
 import type { CtyType } from "./cty-type.js";
 import { describeReceived, ValueTypeError } from "./value-error.js";
 import { UNKNOWN, type Value } from "./value.js";
@@ -19,49 +19,90 @@ const DECIMAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$/;
  * attribute is null. Throws `ValueTypeError` naming the path, the value received and the type.
  */
 export function valueFromWire(raw: unknown, type: CtyType, path: AttributePath, dialect: WireDialect): Value {
+  return fromWire(raw, type, path, undefined, dialect);
+}
+
+/**
+ * Where a value is, built into an `AttributePath` only when something is wrong there (every value
+ * of every call is converted; few are refused): the path of its container, and its own step, a
+ * number for a list's or tuple's index. Undefined for the value at `above` itself.
+ */
+type Step = string | number | { readonly key: string } | undefined;
+
+/** A container's path: the value's `above` and `step`, linked, not copied. */
+interface Above {
+  readonly above: AttributePath | Above;
+  readonly step: Step;
+}
+
+function fromWire(raw: unknown, type: CtyType, above: AttributePath | Above, step: Step, dialect: WireDialect): Value {
   if (raw === UNKNOWN) return UNKNOWN;
   if (raw === null || raw === undefined) return null;
-  const mismatch = (expected: string) => new ValueTypeError(path, `received ${describeReceived(raw)}, expected ${expected}`);
   switch (type.kind) {
     case "string":
       if (typeof raw === "string") return raw;
       if (raw instanceof Uint8Array) return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("utf8");
-      throw mismatch("a string");
+      throw mismatch(raw, "a string", above, step);
     case "number":
       if (typeof raw === "number") return raw;
       if (typeof raw === "string" && DECIMAL.test(raw)) return Number(raw);
-      throw mismatch("a number");
+      throw mismatch(raw, "a number", above, step);
     case "bool":
       if (typeof raw === "boolean") return raw;
-      throw mismatch("a bool");
+      throw mismatch(raw, "a bool", above, step);
     case "dynamic":
-      return dialect.dynamic(raw, path);
+      return dialect.dynamic(raw, pathOf(above, step));
     case "list":
-    case "set":
-      if (!Array.isArray(raw)) throw mismatch(`a ${type.kind}`);
-      return raw.map((element, index) => valueFromWire(element, type.element, [...path, { index }], dialect));
-    case "tuple":
-      if (!Array.isArray(raw) || raw.length !== type.elements.length) throw mismatch(`a tuple of ${type.elements.length}`);
-      return raw.map((element, index) => valueFromWire(element, type.elements[index]!, [...path, { index }], dialect));
+    case "set": {
+      if (!Array.isArray(raw)) throw mismatch(raw, `a ${type.kind}`, above, step);
+      const here: Above = { above, step };
+      return raw.map((element, index) => fromWire(element, type.element, here, index, dialect));
+    }
+    case "tuple": {
+      if (!Array.isArray(raw) || raw.length !== type.elements.length) throw mismatch(raw, `a tuple of ${type.elements.length}`, above, step);
+      const here: Above = { above, step };
+      return raw.map((element, index) => fromWire(element, type.elements[index]!, here, index, dialect));
+    }
     case "map": {
-      if (!isWireRecord(raw)) throw mismatch("a map");
+      if (!isWireRecord(raw)) throw mismatch(raw, "a map", above, step);
+      const here: Above = { above, step };
       const map: Record<string, Value> = {};
-      for (const [key, element] of Object.entries(raw)) map[key] = valueFromWire(element, type.element, [...path, { key }], dialect);
+      for (const [key, element] of Object.entries(raw)) map[key] = fromWire(element, type.element, here, { key }, dialect);
       return map;
     }
     case "object": {
-      if (!isWireRecord(raw)) throw mismatch("an object");
+      if (!isWireRecord(raw)) throw mismatch(raw, "an object", above, step);
       if (dialect.extraAttributes === "reject") {
         const extra = Object.keys(raw).find((name) => !Object.hasOwn(type.attributes, name));
-        if (extra !== undefined) throw new ValueTypeError([...path, extra], `unsupported attribute: expected one of ${Object.keys(type.attributes).join(", ") || "no attributes"}`);
+        if (extra !== undefined) throw new ValueTypeError([...pathOf(above, step), extra], `unsupported attribute: expected one of ${Object.keys(type.attributes).join(", ") || "no attributes"}`);
       }
+      const here: Above = { above, step };
       const object: Record<string, Value> = {};
       for (const [name, attributeType] of Object.entries(type.attributes)) {
-        object[name] = valueFromWire(Object.hasOwn(raw, name) ? raw[name] : null, attributeType, [...path, name], dialect);
+        object[name] = fromWire(Object.hasOwn(raw, name) ? raw[name] : null, attributeType, here, name, dialect);
       }
       return object;
     }
   }
+}
+
+function mismatch(raw: unknown, expected: string, above: AttributePath | Above, step: Step): ValueTypeError {
+  return new ValueTypeError(pathOf(above, step), `received ${describeReceived(raw)}, expected ${expected}`);
+}
+
+/** The `AttributePath` of a value at `step` below `above`. */
+function pathOf(above: AttributePath | Above, step: Step): AttributePath {
+  const steps: PathStep[] = [];
+  let at: AttributePath | Above = { above, step };
+  while (!isAttributePath(at)) {
+    if (at.step !== undefined) steps.push(typeof at.step === "number" ? { index: at.step } : at.step);
+    at = at.above;
+  }
+  return [...at, ...steps.reverse()];
+}
+
+function isAttributePath(at: AttributePath | Above): at is AttributePath {
+  return Array.isArray(at);
 }
 
 function isWireRecord(raw: unknown): raw is Record<string, unknown> {

@@ -40,6 +40,30 @@ describe("a deferred provider", () => {
     expect(calls).toEqual(["validate", "create"]);
   });
 
+  it("validates with what its validation loads, and never loads the definition for it", async () => {
+    const validated: string[] = [];
+    let loads = 0;
+    const deferred = schemasFirstProvider(
+      schemasOf(real),
+      async () => {
+        loads += 1;
+        return real;
+      },
+      async () => ({
+        validate: () => void validated.push("provider"),
+        resources: { toy_thing: { validate: () => [{ severity: "error" as const, summary: "from the validation" }] } },
+        dataSources: { toy_data: { validate: () => void validated.push("toy_data") } },
+      }),
+    );
+    expect(await deferred.resources.toy_thing!.validate!({} as never)).toEqual([{ severity: "error", summary: "from the validation" }]);
+    await deferred.dataSources.toy_data!.validate!({} as never);
+    await deferred.validate!({} as never);
+    expect(validated).toEqual(["toy_data", "provider"]);
+    expect(loads).toBe(0);
+    expect(await deferred.resources.toy_thing!.read({} as never)).toEqual({ name: "read" });
+    expect(loads).toBe(1);
+  });
+
   it("refuses an import of a resource whose definition has none, naming it", async () => {
     const deferred = schemasFirstProvider(schemasOf(real), async () => real);
     await expect(deferred.resources.toy_thing!.importState!({} as never)).rejects.toThrow("toy_thing cannot be imported");
