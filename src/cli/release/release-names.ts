@@ -13,3 +13,7 @@ export const sha256SumsName = (version: string): string => `terraform-provider-$
 export const manifestName = (version: string): string => `terraform-provider-${PROVIDER_TYPE}_${version}_manifest.json`;
 /** `terraform-provider-converge_vVERSION`: the executable inside an archive, as terraform's providers name theirs. */
 export const executableName = (version: string, suffix = ""): string => `terraform-provider-${PROVIDER_TYPE}_v${version}${suffix}`;
+/** `converge_VERSION_OS_ARCH.zip`: the archive of the CLI's single executable for one platform, in the same release. */
+export const cliZipName = (version: string, platform: string): string => `converge_${version}_${platform}.zip`;
+/** `converge` (`converge.exe` on Windows): the CLI's single executable inside its archive. */
+export const cliExecutableName = (suffix = ""): string => `converge${suffix}`;
