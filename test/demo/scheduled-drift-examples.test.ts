@@ -67,10 +67,19 @@ function stepRunning(job: Job, command: string): Step {
  * release's executable.
  */
 async function bash(script: string, cwd: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const bin = join(cwd, ".converge-bin");
-  await mkdir(bin, { recursive: true });
-  await writeFile(join(bin, "converge"), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(builtCliPath())} "$@"\n`, { mode: 0o755 });
+  const bin = await convergeBin();
   return run("bash", ["-e", "-c", script], cwd, { PATH: `${bin}:${process.env.PATH ?? ""}`, ...env });
+}
+
+let convergeBinDir: Promise<string> | undefined;
+/** A directory holding `converge`, a script running the built CLI: made once, before any step runs it (shards run at once). */
+function convergeBin(): Promise<string> {
+  convergeBinDir ??= (async () => {
+    const bin = await dirs.make("converge-bin");
+    await writeFile(join(bin, "converge"), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(builtCliPath())} "$@"\n`, { mode: 0o755 });
+    return bin;
+  })();
+  return convergeBinDir;
 }
 
 function run(command: string, args: ReadonlyArray<string>, cwd: string, env: Record<string, string>) {
