@@ -199,7 +199,7 @@ providerCommand
 
 providerCommand
   .command("package")
-  .description("build the release: per platform a single executable (Node.js SEA) of the provider and one of the CLI, terraform-provider-converge_VERSION_OS_ARCH.zip and converge_VERSION_OS_ARCH.zip, one SHA256SUMS (signed with --sign-with), manifest.json and the provider's filesystem and network mirror layouts; the same commit builds the same bytes")
+  .description("build the release: per platform a single executable (Node.js SEA) of the provider and one of the CLI, a zip of each, one SHA256SUMS (signed with --sign-with), manifest.json and the provider's filesystem and network mirror layouts; the same commit builds the same bytes")
   .option("--out <dir>", "the release directory (default: dist/release of this converge)")
   .option("--sign-with <key>", "a gpg key (id, fingerprint or e-mail) to sign SHA256SUMS with")
   .option("--platforms <list>", "comma-separated terraform platforms to build (linux_amd64, linux_arm64, darwin_amd64, windows_amd64)", "linux_amd64")

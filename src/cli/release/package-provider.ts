@@ -6,7 +6,7 @@ import { bundleCli } from "./cli-bundle.js";
 import { writeMirrorLayouts, type MirrorLayouts } from "./mirror-layouts.js";
 import { bundleProvider, type ProviderBundle } from "./provider-bundle.js";
 import { packageHashV1, sha256Hex, zipHash } from "./provider-hashes.js";
-import { cliExecutableName, cliZipName, executableName, manifestName, PROVIDER_TYPE, releaseZipName, sha256SumsName } from "./release-names.js";
+import { CLI_ZIP_PREFIX, cliExecutableName, cliZipName, executableName, manifestName, PROVIDER_TYPE, releaseZipName, sha256SumsName } from "./release-names.js";
 import { RELEASE_PLATFORMS, SEA_NODE_VERSION, type ReleasePlatform } from "./release-platform.js";
 import { writeReleaseZip } from "./release-zip.js";
 import { buildSeaExecutable } from "./sea-executable.js";
@@ -95,7 +95,7 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
   // a release directory holds one release: an earlier one's archives, sums or signature would not match this one
   mkdirSync(outDir, { recursive: true });
   for (const entry of readdirSync(outDir)) {
-    if (entry.startsWith(`terraform-provider-${PROVIDER_TYPE}_`) || entry.startsWith("converge_")) rmSync(join(outDir, entry), { force: true });
+    if (entry.startsWith(`terraform-provider-${PROVIDER_TYPE}_`) || entry.startsWith(CLI_ZIP_PREFIX)) rmSync(join(outDir, entry), { force: true });
   }
   for (const platform of RELEASE_PLATFORMS) rmSync(join(outDir, "executables", platform.name), { recursive: true, force: true });
   mkdirSync(buildDir, { recursive: true });
