@@ -9,6 +9,8 @@ import type { DriftIgnoreFlags } from "./commands/drift-ignore-command.js";
 import type { ExportFlags } from "./commands/export-command.js";
 import type { PlanFlags } from "./commands/plan-command.js";
 import { withConnectionOptions, withOutputOptions } from "./options.js";
+import { packageVersion } from "./release/package-version.js";
+import { refuseWithoutCheckout } from "./release/single-executable.js";
 
 // Each command's module is imported when it runs: `plan` in a CI job does not load the service.
 
@@ -27,6 +29,7 @@ const repeatable = (value: string, previous: string[]) => [...previous, value];
 const program = new Command()
   .name("converge")
   .description("Reconcile alternate contacts, Region opt-ins, routes and integrations with the state you declare.")
+  .version(packageVersion(), "-V, --version", "print converge's version")
   .showHelpAfterError()
   .exitOverride();
 
@@ -196,12 +199,13 @@ providerCommand
 
 providerCommand
   .command("package")
-  .description("build the provider's release: a single executable per platform (Node.js SEA), terraform-provider-converge_VERSION_OS_ARCH.zip, SHA256SUMS (signed with --sign-with), manifest.json and filesystem and network mirror layouts")
+  .description("build the release: per platform a single executable (Node.js SEA) of the provider and one of the CLI, a zip of each, one SHA256SUMS (signed with --sign-with), manifest.json and the provider's filesystem and network mirror layouts; the same commit builds the same bytes")
   .option("--out <dir>", "the release directory (default: dist/release of this converge)")
   .option("--sign-with <key>", "a gpg key (id, fingerprint or e-mail) to sign SHA256SUMS with")
   .option("--platforms <list>", "comma-separated terraform platforms to build (linux_amd64, linux_arm64, darwin_amd64, windows_amd64)", "linux_amd64")
-  .option("--no-code-cache", "leave V8's code cache out of this machine's executable: slower start, but the same bytes from every build")
-  .action(async (options: { out?: string; signWith?: string; platforms: string; codeCache: boolean }) => {
+  .option("--no-code-cache", "leave V8's code cache out of this machine's executables (slower start)")
+  .option("--source-date-epoch <seconds>", "the archive entries' time, seconds since 1970 UTC (default: $SOURCE_DATE_EPOCH, else 946684800, 2000-01-01)")
+  .action(async (options: { out?: string; signWith?: string; platforms: string; codeCache: boolean; sourceDateEpoch?: string }) => {
     const { providerPackageCommand } = await import("./commands/provider-package-command.js");
     process.exitCode = await providerPackageCommand(options);
   });
@@ -220,7 +224,15 @@ program.addOption(new Option("--debug", "print stack traces of unexpected errors
 let outputFormat: string | undefined;
 program.hook("preAction", (_program, command) => {
   outputFormat = (command.opts() as { output?: string }).output;
+  refuseWithoutCheckout(commandPath(command));
 });
+
+/** A command's path as typed: `provider package`. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at && at !== program; at = at.parent) names.unshift(at.name());
+  return names.join(" ");
+}
 
 /** Whether the command's promise settled: Node's exit 13 (an await left pending when nothing is left to run) must never be what a user sees. */
 let settled = false;

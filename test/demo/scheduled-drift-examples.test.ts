@@ -1,5 +1,5 @@
 import { runProcess } from "../support/run-process.js";
-import { cp, mkdir, readFile, readdir, symlink } from "node:fs/promises";
+import { cp, mkdir, readFile, readdir, symlink, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse, parseAllDocuments } from "yaml";
@@ -61,9 +61,25 @@ function stepRunning(job: Job, command: string): Step {
   return step!;
 }
 
-/** Runs a shell script as a GitHub runner does (`bash -e`) in `cwd`; resolves with its exit code and output. */
-function bash(script: string, cwd: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return run("bash", ["-e", "-c", script], cwd, env);
+/**
+ * Runs a shell script as a GitHub runner does (`bash -e`) in `cwd`; resolves with its exit code and
+ * output. `converge` on its PATH is converge's built CLI, where the workflow's install step puts the
+ * release's executable.
+ */
+async function bash(script: string, cwd: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const bin = await convergeBin();
+  return run("bash", ["-e", "-c", script], cwd, { PATH: `${bin}:${process.env.PATH ?? ""}`, ...env });
+}
+
+let convergeBinDir: Promise<string> | undefined;
+/** A directory holding `converge`, a script running the built CLI: made once, before any step runs it (shards run at once). */
+function convergeBin(): Promise<string> {
+  convergeBinDir ??= (async () => {
+    const bin = await dirs.make("converge-bin");
+    await writeFile(join(bin, "converge"), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(builtCliPath())} "$@"\n`, { mode: 0o755 });
+    return bin;
+  })();
+  return convergeBinDir;
 }
 
 function run(command: string, args: ReadonlyArray<string>, cwd: string, env: Record<string, string>) {
@@ -105,10 +121,21 @@ describe("examples/scheduled-drift/drift.yml (GitHub Actions)", () => {
     expect(String(upload.with?.path)).toContain("junit-${{ matrix.shard }}.xml");
   });
 
+  it("downloads the release's single executable in every job, checked against SHA256SUMS, with no Node.js and no npm", async () => {
+    const parsed = await workflow();
+    for (const [name, job] of Object.entries(parsed.jobs)) {
+      expect(job.steps.some((step) => step.uses?.startsWith("actions/setup-node@") || step.run?.includes("npm ")), name).toBe(false);
+      const install = stepRunning(job, "converge_${CONVERGE_VERSION}_linux_amd64.zip");
+      expect(install.run, name).toContain('grep "  $zip\\$" "$sums" | sha256sum -c -');
+      expect(install.run, name).toContain('echo "$RUNNER_TEMP/converge" >> "$GITHUB_PATH"');
+      expect(job.steps.indexOf(install), name).toBeLessThan(job.steps.findIndex((step) => /(^|\| )converge (drift|drift-merge) /m.test(step.run ?? "")));
+    }
+  });
+
   it("checks what a terraform root module's state manages, the state piped from terraform state pull", async () => {
     const job = (await workflow()).jobs.terraform!;
     const detect = stepRunning(job, "converge drift ");
-    expect(detect.run).toContain('terraform -chdir="$TF_ROOT" state pull | npx --no converge drift --state - ');
+    expect(detect.run).toContain('terraform -chdir="$TF_ROOT" state pull | converge drift --state - ');
     expect(detect.run).toContain("set -o pipefail");
     expect(detect.env).toEqual({ CONVERGE_TOKEN: "${{ secrets.CONVERGE_TOKEN }}" });
     expect(job.steps.findIndex((step) => step.run?.includes("terraform -chdir=\"$TF_ROOT\" init"))).toBeLessThan(job.steps.indexOf(detect));

@@ -1,11 +1,12 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 
+import { bundleCli } from "./cli-bundle.js";
 import { writeMirrorLayouts, type MirrorLayouts } from "./mirror-layouts.js";
 import { bundleProvider, type ProviderBundle } from "./provider-bundle.js";
 import { packageHashV1, sha256Hex, zipHash } from "./provider-hashes.js";
-import { executableName, manifestName, PROVIDER_TYPE, releaseZipName, sha256SumsName } from "./release-names.js";
+import { CLI_ZIP_PREFIX, cliExecutableName, cliZipName, executableName, manifestName, PROVIDER_TYPE, releaseZipName, sha256SumsName } from "./release-names.js";
 import { RELEASE_PLATFORMS, SEA_NODE_VERSION, type ReleasePlatform } from "./release-platform.js";
 import { writeReleaseZip } from "./release-zip.js";
 import { buildSeaExecutable } from "./sea-executable.js";
@@ -15,6 +16,8 @@ import { seaNodeBinary, strippedNodeBinary } from "./sea-node.js";
 export interface PackageProviderOptions {
   /** The compiled provider's entry (`dist/src/provider/main.js`). */
   readonly entry: string;
+  /** The compiled CLI's entry (`dist/src/cli/main.js`): its single executable `converge` is released beside the provider's. */
+  readonly cliEntry: string;
   /** The converge package's root (the directory of its package.json). */
   readonly packageRoot: string;
   readonly version: string;
@@ -24,27 +27,37 @@ export interface PackageProviderOptions {
   readonly cacheDir: string;
   /** A gpg key (id, fingerprint or e-mail) to sign SHA256SUMS with; no signature without it. */
   readonly signWith?: string | undefined;
-  /** Build the packaging machine's executable with V8's code cache (faster start, not byte-reproducible). */
+  /** Build the packaging machine's executables with V8's code cache (faster start; reproducible too, see buildSeaExecutable). */
   readonly codeCache: boolean;
-  /** terraform's name of the machine packaging, whose executable is built with a code cache and run once to check it. */
+  /** terraform's name of the machine packaging, whose executables are built with a code cache and run once to check them. */
   readonly hostPlatform: string;
+  /** The time of every archive entry, in seconds since 1970 UTC (SOURCE_DATE_EPOCH; source-date-epoch.ts). */
+  readonly sourceDateEpoch: number;
 }
 
-/** One platform's part of a release. */
-export interface PackagedPlatform {
-  readonly platform: string;
-  /** The single executable (kept under `OUT/executables/PLATFORM/`, what `converge provider install` installs). */
+/** One single executable of a release and its archive. */
+export interface PackagedExecutable {
+  /** The executable (kept under `OUT/executables/PLATFORM/`; the provider's is what `converge provider install` installs). */
   readonly executable: string;
   readonly executableBytes: number;
-  readonly codeCache: boolean;
-  /** Whether its Node.js was stripped of symbols first (the packaging machine's own platform, when binutils' strip is installed). */
-  readonly stripped: boolean;
   readonly zip: string;
   readonly zipBytes: number;
-  /** `h1:` (the zip's contents) and `zh:` (the zip) hashes. */
-  readonly hashes: ReadonlyArray<string>;
-  /** Whether the executable was run here and answered go-plugin's handshake (only the packaging machine's own platform can be). */
+  /** Whether it was run here and answered (the provider: go-plugin's handshake; the CLI: `--version`); only the packaging machine's own platform can be. */
   readonly verified: boolean;
+}
+
+/** One platform's part of a release: the provider's executable and archive, and the CLI's. */
+export interface PackagedPlatform extends PackagedExecutable {
+  readonly platform: string;
+  readonly codeCache: boolean;
+  /** Whether its Node.js was stripped of symbols first (when a strip for the platform is installed: ReleasePlatform.stripTools). */
+  readonly stripped: boolean;
+  /** The strip commands tried and not found, when a Linux build went unstripped. */
+  readonly stripMissing: string | undefined;
+  /** `h1:` (the zip's contents) and `zh:` (the zip) hashes of the provider's archive. */
+  readonly hashes: ReadonlyArray<string>;
+  /** The CLI's single executable `converge` and its archive `converge_VERSION_OS_ARCH.zip`. */
+  readonly cli: PackagedExecutable;
 }
 
 /** A release as `packageProvider` wrote it. */
@@ -53,6 +66,8 @@ export interface ProviderRelease {
   readonly outDir: string;
   readonly nodeVersion: string;
   readonly bundle: ProviderBundle;
+  readonly cliBundle: ProviderBundle;
+  readonly sourceDateEpoch: number;
   readonly platforms: ReadonlyArray<PackagedPlatform>;
   readonly sha256Sums: string;
   readonly manifest: string;
@@ -62,11 +77,13 @@ export interface ProviderRelease {
 }
 
 /**
- * Builds the provider's release in `outDir`: one bundle of the compiled provider, per platform a
- * Node.js single executable of it and `terraform-provider-converge_VERSION_OS_ARCH.zip`, then
- * `…_manifest.json` (protocol 6.0), `…_SHA256SUMS` (with `--sign-with`, its detached `.sig` by gpg)
- * and the filesystem and network mirror layouts. The host's executable is run once to check that it
- * completes go-plugin's handshake.
+ * Builds the release in `outDir`: one bundle of the compiled provider and one of the CLI, per
+ * platform a Node.js single executable of each and their archives
+ * `terraform-provider-converge_VERSION_OS_ARCH.zip` and `converge_VERSION_OS_ARCH.zip`, then
+ * `…_manifest.json` (protocol 6.0), `…_SHA256SUMS` of every archive and the manifest (with
+ * `--sign-with`, its detached `.sig` by gpg) and the provider's filesystem and network mirror
+ * layouts. The host's executables are run once each to check them. Two runs from the same commit,
+ * Node.js builds and strip give the same files, byte for byte (buildSeaExecutable, writeReleaseZip).
  */
 export async function packageProvider(options: PackageProviderOptions): Promise<ProviderRelease> {
   const builderPlatform = RELEASE_PLATFORMS.find((platform) => platform.name === options.hostPlatform);
@@ -78,45 +95,60 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
   // a release directory holds one release: an earlier one's archives, sums or signature would not match this one
   mkdirSync(outDir, { recursive: true });
   for (const entry of readdirSync(outDir)) {
-    if (entry.startsWith(`terraform-provider-${PROVIDER_TYPE}_`)) rmSync(join(outDir, entry), { force: true });
+    if (entry.startsWith(`terraform-provider-${PROVIDER_TYPE}_`) || entry.startsWith(CLI_ZIP_PREFIX)) rmSync(join(outDir, entry), { force: true });
   }
   for (const platform of RELEASE_PLATFORMS) rmSync(join(outDir, "executables", platform.name), { recursive: true, force: true });
   mkdirSync(buildDir, { recursive: true });
 
   const bundle = await bundleProvider({ entry: options.entry, packageRoot: options.packageRoot, outFile: join(buildDir, "terraform-provider-converge.mjs") });
+  const cliBundle = await bundleCli({ entry: options.cliEntry, packageRoot: options.packageRoot, outFile: join(buildDir, "converge.mjs"), version: options.version });
   const builder = seaNodeBinary(builderPlatform, options.cacheDir);
 
   const platforms: PackagedPlatform[] = [];
   for (const platform of options.platforms) {
     const native = platform.name === builderPlatform.name;
-    const target = native ? strippedNodeBinary(builder) : { binary: seaNodeBinary(platform, options.cacheDir), stripped: false };
-    const name = executableName(options.version, platform.executableSuffix);
+    const target = strippedNodeBinary(native ? builder : seaNodeBinary(platform, options.cacheDir), platform.stripTools);
     const executableDir = join(outDir, "executables", platform.name);
     mkdirSync(executableDir, { recursive: true });
-    const executable = buildSeaExecutable({
-      builder,
-      target: target.binary,
-      bundle: bundle.file,
-      output: join(executableDir, name),
-      configFile: join(buildDir, `sea-config-${platform.name}.json`),
-      codeCache: options.codeCache && native,
-    });
+    const codeCache = options.codeCache && native;
+    const build = (bundleFile: string, name: string) =>
+      buildSeaExecutable({ builder, target: target.binary, bundle: bundleFile, output: join(executableDir, name), configFile: join(buildDir, `sea-config-${platform.name}.json`), codeCache });
+
+    const name = executableName(options.version, platform.executableSuffix);
+    const executable = build(bundle.file, name);
     const verified = platform.name === options.hostPlatform ? await assertHandshake(executable.file) : false;
     const zip = join(outDir, releaseZipName(options.version, platform.name));
-    await writeReleaseZip({ executable: executable.file, name, output: zip });
+    await writeReleaseZip({ executable: executable.file, name, output: zip, epoch: options.sourceDateEpoch });
     const archive = readFileSync(zip);
     const hashes = [packageHashV1([{ name, data: readFileSync(executable.file) }]), zipHash(archive)];
-    platforms.push({ platform: platform.name, executable: executable.file, executableBytes: executable.bytes, codeCache: executable.codeCache, stripped: target.stripped, zip, zipBytes: archive.length, hashes, verified });
+
+    const cliName = cliExecutableName(platform.executableSuffix);
+    const cliExecutable = build(cliBundle.file, cliName);
+    const cliVerified = platform.name === options.hostPlatform ? assertCliVersion(cliExecutable.file, options.version) : false;
+    const cliZip = join(outDir, cliZipName(options.version, platform.name));
+    await writeReleaseZip({ executable: cliExecutable.file, name: cliName, output: cliZip, epoch: options.sourceDateEpoch });
+    const cli = { executable: cliExecutable.file, executableBytes: cliExecutable.bytes, zip: cliZip, zipBytes: statSync(cliZip).size, verified: cliVerified };
+
+    platforms.push({ platform: platform.name, executable: executable.file, executableBytes: executable.bytes, codeCache, stripped: target.stripped, stripMissing: target.missing, zip, zipBytes: archive.length, hashes, verified, cli });
   }
 
   const manifest = join(outDir, manifestName(options.version));
   writeFileSync(manifest, `${JSON.stringify({ version: 1, metadata: { protocol_versions: ["6.0"] } }, null, 2)}\n`);
   const sha256Sums = join(outDir, sha256SumsName(options.version));
-  const summed = [...platforms.map((platform) => platform.zip), manifest].sort((a, b) => (basename(a) < basename(b) ? -1 : 1));
+  const summed = [...platforms.flatMap((platform) => [platform.zip, platform.cli.zip]), manifest].sort((a, b) => (basename(a) < basename(b) ? -1 : 1));
   writeFileSync(sha256Sums, summed.map((file) => `${sha256Hex(readFileSync(file))}  ${basename(file)}\n`).join(""));
   const signature = options.signWith === undefined ? undefined : signDetached(sha256Sums, options.signWith);
   const mirrors = writeMirrorLayouts({ outDir, version: options.version, archives: platforms.map((platform) => ({ platform: platform.platform, zip: platform.zip, hashes: platform.hashes })) });
-  return { version: options.version, outDir, nodeVersion: SEA_NODE_VERSION, bundle, platforms, sha256Sums, manifest, signature, mirrors };
+  return { version: options.version, outDir, nodeVersion: SEA_NODE_VERSION, bundle, cliBundle, sourceDateEpoch: options.sourceDateEpoch, platforms, sha256Sums, manifest, signature, mirrors };
+}
+
+/** Runs the CLI's executable with `--version` and throws with what it printed unless it printed `version`. */
+function assertCliVersion(executable: string, version: string): true {
+  const result = spawnSync(executable, ["--version"], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "" }, timeout: 20_000 });
+  if (result.error || result.status !== 0 || result.stdout.trim() !== version) {
+    throw new Error(`${executable} --version exited ${result.status ?? result.error?.message} printing ${JSON.stringify(result.stdout.trim())}: expected ${version} (stderr ${JSON.stringify(result.stderr.slice(0, 2000))})`);
+  }
+  return true;
 }
 
 function assertSigningKey(key: string): void {

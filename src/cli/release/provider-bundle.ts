@@ -17,6 +17,20 @@ export interface ProviderBundle {
   readonly inputs: number;
   /** The data files inlined (relative to the package root: `dist/src/provider/provider-schemas.json`). */
   readonly dataFiles: ReadonlyArray<string>;
+  /** The inputs that put the most bytes into the bundle, largest first (esbuild's metafile): what the executable carries. */
+  readonly largestInputs: ReadonlyArray<{ readonly path: string; readonly bytes: number }>;
+}
+
+/** What to bundle, and where to (`bundleProvider`). */
+export interface SeaBundleOptions {
+  /** The compiled entry: `dist/src/provider/main.js`, `dist/src/cli/main.js`. */
+  readonly entry: string;
+  readonly packageRoot: string;
+  readonly outFile: string;
+  /** Files to inline beside those found under the entry's directory, by path relative to the package root, with their text. */
+  readonly extraDataFiles?: Readonly<Record<string, string>>;
+  /** Imports left out of the bundle, as written in the importing module (esbuild's `external`): modules the bundle never loads. */
+  readonly leaveOut?: ReadonlyArray<string>;
 }
 
 /**
@@ -28,13 +42,13 @@ export interface ProviderBundle {
  * and the bundle's prelude answers `readFileSync` of the inlined files there (and only there).
  * `createRequire(import.meta.url)(X)` becomes `require(X)`, so that esbuild bundles X too.
  */
-export async function bundleProvider(options: { readonly entry: string; readonly packageRoot: string; readonly outFile: string }): Promise<ProviderBundle> {
+export async function bundleProvider(options: SeaBundleOptions): Promise<ProviderBundle> {
   const esbuild = await import("esbuild").catch((error: unknown) => {
     throw new Error(`provider package needs esbuild, a devDependency of converge: run it from a checkout after npm install (${(error as Error).message})`);
   });
   const { packageRoot } = options;
   const dataFiles = jsonFilesUnder(dirname(options.entry)).map((file) => relative(packageRoot, file).split(sep).join("/"));
-  const inlined = Object.fromEntries(dataFiles.map((file) => [file, readFileSync(join(packageRoot, file), "utf8")]));
+  const inlined = { ...Object.fromEntries(dataFiles.map((file) => [file, readFileSync(join(packageRoot, file), "utf8")])), ...options.extraDataFiles };
   const virtualUrl = (file: string) => {
     const path = relative(packageRoot, file).split(sep).join("/");
     return new URL(path.startsWith("..") ? `external/${path.replace(/^(\.\.\/)+/, "")}` : path, VIRTUAL_ROOT_URL).href;
@@ -48,6 +62,8 @@ export async function bundleProvider(options: { readonly entry: string; readonly
     target: "node20",
     minify: true,
     legalComments: "none",
+    // the release build's own tool (provider package), never run from a bundle
+    external: ["esbuild", ...(options.leaveOut ?? [])],
     metafile: true,
     logLevel: "silent",
     banner: { js: bundlePrelude(inlined) },
@@ -74,7 +90,12 @@ export async function bundleProvider(options: { readonly entry: string; readonly
   });
   if (result.errors.length > 0) throw new Error(`esbuild could not bundle ${options.entry}: ${result.errors.map((problem) => problem.text).join("; ")}`);
   const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
-  return { file: options.outFile, bytes, inputs: Object.keys(result.metafile.inputs).length, dataFiles };
+  const output = Object.values(result.metafile.outputs)[0];
+  const largestInputs = Object.entries(output?.inputs ?? {})
+    .map(([path, input]) => ({ path, bytes: input.bytesInOutput }))
+    .sort((a, b) => b.bytes - a.bytes || (a.path < b.path ? -1 : 1))
+    .slice(0, 15);
+  return { file: options.outFile, bytes, inputs: Object.keys(result.metafile.inputs).length, dataFiles: Object.keys(inlined).sort(), largestInputs };
 }
 
 function jsonFilesUnder(directory: string): string[] {
@@ -86,8 +107,8 @@ function jsonFilesUnder(directory: string): string[] {
 
 /**
  * The code before the bundle's modules: `require` for the CommonJS modules esbuild bundles into
- * an ESM file, and `readFileSync` answering the inlined files at their virtual paths (every other
- * path goes to the real one). `syncBuiltinESMExports` makes `import { readFileSync } from "node:fs"`
+ * an ESM file, and `readFileSync` and `existsSync` answering the inlined files at their virtual
+ * paths (every other path goes to the real one). `syncBuiltinESMExports` makes `import { readFileSync } from "node:fs"`
  * see it too.
  */
 function bundlePrelude(files: Readonly<Record<string, string>>): string {
@@ -99,11 +120,16 @@ const __convergeFilename = (url) => require("node:url").fileURLToPath(url);
   const fs = require("node:fs");
   const { fileURLToPath } = require("node:url");
   const inlined = new Map(Object.entries(${JSON.stringify(files)}).map(([path, text]) => [fileURLToPath(new URL(path, ${JSON.stringify(VIRTUAL_ROOT_URL)})), text]));
+  const inlinedText = (path) => inlined.get(path instanceof URL ? (path.protocol === "file:" ? fileURLToPath(path) : "") : String(path));
   const readFileSync = fs.readFileSync;
   fs.readFileSync = function (path, options) {
-    const text = inlined.get(path instanceof URL ? (path.protocol === "file:" ? fileURLToPath(path) : "") : String(path));
+    const text = inlinedText(path);
     if (text === undefined) return readFileSync.apply(this, arguments);
     return (typeof options === "string" ? options : options?.encoding) ? text : Buffer.from(text);
+  };
+  const existsSync = fs.existsSync;
+  fs.existsSync = function (path) {
+    return inlinedText(path) !== undefined || existsSync.apply(this, arguments);
   };
   require("node:module").syncBuiltinESMExports();
 }

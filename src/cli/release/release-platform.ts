@@ -13,6 +13,11 @@ export interface ReleasePlatform {
   readonly nodeBinary: string;
   /** The executable's suffix on this platform (`.exe` on Windows). */
   readonly executableSuffix: string;
+  /**
+   * binutils' strip commands that can strip its Node.js build, tried in order (the first installed
+   * one that recognises the file strips it); none for a platform whose build is not stripped.
+   */
+  readonly stripTools: ReadonlyArray<string>;
 }
 
 /**
@@ -32,6 +37,7 @@ export const RELEASE_PLATFORMS: ReadonlyArray<ReleasePlatform> = [
     nodeIntegrity: "sha512-OmAztarr1gK4PD+sNyoku4N5Q40d8eqMuLjNa/zRvxF33aCsVKVIQLs4V5HYPWSWWlMiTdkmbZE/6Phigma0hw==",
     nodeBinary: "package/bin/node",
     executableSuffix: "",
+    stripTools: ["strip", "x86_64-linux-gnu-strip"],
   },
   {
     name: "linux_arm64",
@@ -39,6 +45,8 @@ export const RELEASE_PLATFORMS: ReadonlyArray<ReleasePlatform> = [
     nodeIntegrity: "sha512-idArV/cmqW9M9ODyGlbOIiyxFourDh1mJB0SdKCdMbSZjjef9CLEN3o1/eE4yf+B0+5BD+F74MpTTHiB3XXTBQ==",
     nodeBinary: "package/bin/node",
     executableSuffix: "",
+    // an amd64 machine's strip does not know aarch64 ELF: Debian's binutils-aarch64-linux-gnu does
+    stripTools: ["aarch64-linux-gnu-strip", "strip"],
   },
   {
     // the blob's injection breaks the Node.js build's code signature: macOS wants it signed again (codesign --sign -)
@@ -47,6 +55,8 @@ export const RELEASE_PLATFORMS: ReadonlyArray<ReleasePlatform> = [
     nodeIntegrity: "sha512-tR3FX20zCnXJeYvVCZ+ROiA9bHyFVHpges6RoPqtWMTQ4oY2KBcCXlTmcxFZ8w8uApF0IEXIduRPDmAFyxtZ2w==",
     nodeBinary: "package/bin/node",
     executableSuffix: "",
+    // a Mach-O executable: binutils does not strip it, and the blob's injection needs codesign after anyway
+    stripTools: [],
   },
   {
     name: "windows_amd64",
@@ -54,6 +64,8 @@ export const RELEASE_PLATFORMS: ReadonlyArray<ReleasePlatform> = [
     nodeIntegrity: "sha512-GCIKoDIOUTgULKxFNlfumjEmEgIpBB/7csJ11w6WbFcC/dyZ9UH2YAFr1fuNsdEmPZOAVpT2Cv9QKPwluhOCIQ==",
     nodeBinary: "package/bin/node.exe",
     executableSuffix: ".exe",
+    // its symbols are in a separate .pdb already
+    stripTools: [],
   },
 ];
 

@@ -57,18 +57,29 @@ function run(command: string, args: ReadonlyArray<string>, what: string): void {
 }
 
 /**
- * A copy of `binary` (the packaging machine's own Node.js build, an ELF executable) without its
- * symbols and debug information, kept beside it in the cache: a third smaller, and it runs the same.
- * The original when binutils' `strip` is not installed (then `stripped` is false).
+ * A copy of `binary` (a Node.js build's ELF executable) without its symbols and debug information,
+ * kept beside it in the cache: a quarter smaller, and it runs the same. Made by the first of
+ * `stripTools` (binutils' strip commands, e.g. `aarch64-linux-gnu-strip` for an arm64 build on an
+ * amd64 machine) that is installed and recognises the file; the original when none does (then
+ * `stripped` is false, and `missing` names the commands tried). binutils' strip writes the same
+ * bytes from the same input, so the copy is as reproducible as the build it comes from.
  */
-export function strippedNodeBinary(binary: string): { readonly binary: string; readonly stripped: boolean } {
+export function strippedNodeBinary(binary: string, stripTools: ReadonlyArray<string> = ["strip"]): { readonly binary: string; readonly stripped: boolean; readonly missing?: string } {
   const stripped = `${binary}-stripped`;
   if (existsSync(stripped)) return { binary: stripped, stripped: true };
   const partial = `${stripped}.${process.pid}.partial`;
-  const result = spawnSync("strip", ["--strip-all", "-o", partial, binary], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-  if (result.error && (result.error as NodeJS.ErrnoException).code === "ENOENT") return { binary, stripped: false };
-  if (result.error || result.status !== 0) throw new Error(`strip --strip-all ${binary} exited ${result.status ?? result.error?.message}: ${result.stderr.trim()}`);
-  chmodSync(partial, 0o755);
-  renameSync(partial, stripped);
-  return { binary: stripped, stripped: true };
+  for (const tool of stripTools) {
+    const result = spawnSync(tool, ["--strip-all", "-o", partial, binary], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    if (result.error && (result.error as NodeJS.ErrnoException).code === "ENOENT") continue;
+    // another machine's strip: binutils built for one architecture does not know another's ELF files
+    if (result.status !== 0 && /Unable to recognise the format|file format not recognized/.test(result.stderr)) {
+      rmSync(partial, { force: true });
+      continue;
+    }
+    if (result.error || result.status !== 0) throw new Error(`${tool} --strip-all ${binary} exited ${result.status ?? result.error?.message}: ${result.stderr.trim()}`);
+    chmodSync(partial, 0o755);
+    renameSync(partial, stripped);
+    return { binary: stripped, stripped: true };
+  }
+  return { binary, stripped: false, missing: stripTools.join(" or ") };
 }

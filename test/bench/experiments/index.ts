@@ -1,6 +1,7 @@
 import type { BenchExperiment } from "../experiment.js";
 import { buildsCompared } from "./builds-compared.js";
 import { cdktfApply } from "./cdktf-apply.js";
+import { cliExecutable } from "./cli-executable.js";
 import { clientVsAutocannon } from "./client-vs-autocannon.js";
 import { driftEstate } from "./drift-estate.js";
 import { driftState } from "./drift-state.js";
@@ -12,4 +13,4 @@ import { terraformProvider } from "./terraform-provider.js";
 import { validateEstate } from "./validate-estate.js";
 
 /** Every comparison benchmark, in the order they run after the load cases. */
-export const BENCH_EXPERIMENTS: ReadonlyArray<BenchExperiment> = [clientVsAutocannon, validateEstate, nestingScan, reconcileEstate, driftEstate, driftState, htmlReport, cdktfApply, terraformProvider, exportTerraform, buildsCompared];
+export const BENCH_EXPERIMENTS: ReadonlyArray<BenchExperiment> = [clientVsAutocannon, validateEstate, nestingScan, reconcileEstate, driftEstate, driftState, htmlReport, cdktfApply, terraformProvider, exportTerraform, buildsCompared, cliExecutable];

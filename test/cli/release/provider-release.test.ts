@@ -94,7 +94,7 @@ function lockedHashes(lockFile: string): string[] {
 }
 
 describe("converge provider package", () => {
-  it("writes one zip of the single executable (mode 0755), SHA256SUMS of the zip and the manifest, signed, and the manifest of protocol 6.0", async () => {
+  it("writes one zip of the single executable (mode 0755), SHA256SUMS of the provider's and the CLI's zips and the manifest, signed, and the manifest of protocol 6.0", async () => {
     const entries = zipEntries(zip);
     expect(entries.map((entry) => entry.name)).toEqual([entryName]);
     expect(entries[0]!.data.equals(readFileSync(release.executable))).toBe(true);
@@ -104,7 +104,8 @@ describe("converge provider package", () => {
     const manifest = join(release.outDir, `terraform-provider-converge_${release.version}_manifest.json`);
     expect(JSON.parse(readFileSync(manifest, "utf8"))).toEqual({ version: 1, metadata: { protocol_versions: ["6.0"] } });
     const sums = join(release.outDir, `terraform-provider-converge_${release.version}_SHA256SUMS`);
-    expect(readFileSync(sums, "utf8")).toBe(`${sha256Hex(zip)}  ${basename(release.zip)}\n${sha256Hex(readFileSync(manifest))}  ${basename(manifest)}\n`);
+    const cliZip = join(release.outDir, `converge_${release.version}_linux_amd64.zip`);
+    expect(readFileSync(sums, "utf8")).toBe(`${sha256Hex(readFileSync(cliZip))}  ${basename(cliZip)}\n${sha256Hex(zip)}  ${basename(release.zip)}\n${sha256Hex(readFileSync(manifest))}  ${basename(manifest)}\n`);
 
     const gnupgHome = mkdtempSync(join(tmpdir(), "converge-gpg-verify-"));
     try {
@@ -138,13 +139,16 @@ describe("converge provider package", () => {
     expect(readFileSync(again).equals(zip)).toBe(true);
   }, PACKAGE_TIMEOUT_MS);
 
-  it("builds the same executable from the same bundle without the code cache (--no-code-cache), byte for byte", async () => {
+  it("builds the same executable from the same bundle with V8's code cache, byte for byte, and the executable accepts the cache", async () => {
     const node = seaNodeBinary(RELEASE_PLATFORMS[0]!, releaseCacheDir());
     const bundle = join(release.outDir, "build", "terraform-provider-converge.mjs");
-    const build = (name: string) => buildSeaExecutable({ builder: node, target: node, bundle, output: join(root, name), configFile: join(root, `${name}.json`), codeCache: false });
+    const build = (name: string) => buildSeaExecutable({ builder: node, target: node, bundle, output: join(root, name), configFile: join(root, `${name}.json`), codeCache: true });
     const [first, second] = [build("reproducible-1"), build("reproducible-2")];
-    expect(first.codeCache).toBe(false);
+    expect(first.codeCache).toBe(true);
     expect(sha256Hex(readFileSync(first.file))).toBe(sha256Hex(readFileSync(second.file)));
+    expect(existsSync(join(root, "reproducible-1.json"))).toBe(false);
+    const started = await runProcess(first.file, [], { env: { PATH: process.env.PATH ?? "", NODE_DEBUG_NATIVE: "SEA" } });
+    expect(started.stderr).toContain("SEA module code cache accepted");
   }, PACKAGE_TIMEOUT_MS);
 
   it("rejects an unknown platform and a signing key gpg does not have, naming them, before building anything", async () => {
