@@ -1,9 +1,10 @@
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { PROVIDER_SOURCE } from "../desired/terraform-attributes.js";
+import { convergePackageJson, packageVersion } from "./release/package-version.js";
 import { executableName } from "./release/release-names.js";
 
 /**
@@ -34,25 +35,9 @@ export interface InstalledProvider {
   readonly packaged: string | undefined;
 }
 
-/** The version of this converge: its package.json's, the first one above this module (compiled or not). */
-export function convergeVersion(): string {
-  return convergePackageJson().version;
-}
-
 /** The directory of this converge's package.json. */
 export function convergePackageRoot(): string {
   return convergePackageJson().root;
-}
-
-function convergePackageJson(): { readonly root: string; readonly version: string } {
-  for (let directory = dirname(fileURLToPath(import.meta.url)); ; directory = dirname(directory)) {
-    const file = join(directory, "package.json");
-    if (existsSync(file)) {
-      const packageJson = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
-      if (packageJson.name === "converge" && packageJson.version) return { root: directory, version: packageJson.version };
-    }
-    if (dirname(directory) === directory) throw new Error(`no package.json of converge above ${fileURLToPath(import.meta.url)}`);
-  }
 }
 
 /** terraform's name of a platform: `linux_amd64`, `darwin_arm64`. */
@@ -76,7 +61,7 @@ export function terraformPlatform(platform: NodeJS.Platform = process.platform, 
 export function installProvider(options: { readonly mirror?: string | undefined; readonly env?: NodeJS.ProcessEnv; readonly from?: string | undefined; readonly wrapper?: boolean | undefined } = {}): InstalledProvider {
   const env = options.env ?? process.env;
   const mirror = options.mirror ?? join(env.HOME || homedir(), ".terraform.d", "plugins");
-  const version = convergeVersion();
+  const version = packageVersion();
   const platform = terraformPlatform();
   const packaged = options.wrapper ? undefined : packagedExecutable(options.from, platform, version);
   const [executable, ...others] = PROVIDER_HOST_PATHS.map((hostPath) => join(mirror, hostPath, version, platform, executableName(version)));

@@ -2,14 +2,15 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { convergeVersion, terraformPlatform } from "../../src/cli/provider-install.js";
+import { terraformPlatform } from "../../src/cli/provider-install.js";
+import { packageVersion } from "../../src/cli/release/package-version.js";
 import { runProcess } from "../support/run-process.js";
 import { builtCliPath } from "../support/serve-process.js";
 
 /** `converge provider install`: the executable where terraform's implied local mirror (and OpenTofu's host in it) has it. */
 describe("converge provider install", () => {
   let home: string;
-  const version = convergeVersion();
+  const version = packageVersion();
   const platform = terraformPlatform();
   const install = (args: string[] = []) => runProcess(process.execPath, [builtCliPath(), "provider", "install", "--wrapper", ...args], { env: { PATH: process.env.PATH ?? "", HOME: home } });
 

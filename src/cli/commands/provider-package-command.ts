@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 
-import { convergePackageRoot, convergeVersion, DEFAULT_RELEASE_DIR, PROVIDER_MAIN, terraformPlatform } from "../provider-install.js";
+import { convergePackageRoot, DEFAULT_RELEASE_DIR, PROVIDER_MAIN, terraformPlatform } from "../provider-install.js";
+import { packageVersion } from "../release/package-version.js";
 import { CliError } from "../cli-error.js";
 import { packageProvider, type PackagedExecutable, type ProviderRelease } from "../release/package-provider.js";
 import { releasePlatforms } from "../release/release-platform.js";
@@ -30,7 +31,7 @@ export async function providerPackageCommand(flags: ProviderPackageFlags): Promi
       entry: PROVIDER_MAIN,
       cliEntry: CLI_MAIN,
       packageRoot: convergePackageRoot(),
-      version: convergeVersion(),
+      version: packageVersion(),
       outDir: flags.out ?? DEFAULT_RELEASE_DIR,
       platforms,
       cacheDir: releaseCacheDir(),

@@ -9,12 +9,17 @@ import { fileURLToPath } from "node:url";
  * `--version` starts as fast as the CLI can.
  */
 export function packageVersion(): string {
+  return convergePackageJson().version;
+}
+
+/** The first package.json named converge above this module: its directory and version. */
+export function convergePackageJson(): { readonly root: string; readonly version: string } {
   const start = dirname(fileURLToPath(import.meta.url));
   for (let directory = start; ; directory = dirname(directory)) {
     const file = join(directory, "package.json");
     if (existsSync(file)) {
       const packageJson = JSON.parse(readFileSync(file, "utf8")) as { name?: unknown; version?: unknown };
-      if (packageJson.name === "converge" && typeof packageJson.version === "string") return packageJson.version;
+      if (packageJson.name === "converge" && typeof packageJson.version === "string") return { root: directory, version: packageJson.version };
     }
     if (dirname(directory) === directory) throw new Error(`no package.json of converge above ${start}`);
   }
