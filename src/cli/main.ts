@@ -200,7 +200,7 @@ providerCommand
   .option("--out <dir>", "the release directory (default: dist/release of this converge)")
   .option("--sign-with <key>", "a gpg key (id, fingerprint or e-mail) to sign SHA256SUMS with")
   .option("--platforms <list>", "comma-separated terraform platforms to build (linux_amd64, linux_arm64, darwin_amd64, windows_amd64)", "linux_amd64")
-  .option("--no-code-cache", "leave V8's code cache out of this machine's executable: slower start, but the same bytes from every build")
+  .option("--no-code-cache", "leave V8's startup snapshot out of this machine's executable: slower start, but the same bytes from every build")
   .action(async (options: { out?: string; signWith?: string; platforms: string; codeCache: boolean }) => {
     const { providerPackageCommand } = await import("./commands/provider-package-command.js");
     process.exitCode = await providerPackageCommand(options);

@@ -1,17 +1,24 @@
+import { startupSnapshot } from "node:v8";
 import { readProviderAnswers } from "./provider-answers.js";
 import { serveProvider } from "./runtime/serve.js";
 
 // `terraform-provider-converge`: terraform starts it (docs/manual/terraform-provider.md). Its
 // schemas and other constant answers come from the files the build wrote; its code loads on the
-// first call that needs more than those, so that neither delays terraform. (No top-level await: the
-// entry is also the main function of a V8 startup snapshot's deserialization.)
-serveProvider(
-  async () => {
-    const [{ readProviderSchemas }, { schemasFirstProvider }] = await Promise.all([import("./provider-schemas.js"), import("./runtime/index.js")]);
-    return schemasFirstProvider(readProviderSchemas(), () => import("./converge-provider.js").then((module) => module.convergeProvider));
-  },
-  { certificateOrganization: "converge", constantAnswers: readProviderAnswers },
-).catch((error: unknown) => {
-  process.stderr.write(`terraform-provider-converge could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+// first call that needs more than those, so that neither delays terraform.
+function serve(): void {
+  serveProvider(
+    async () => {
+      const [{ readProviderSchemas }, { schemasFirstProvider }] = await Promise.all([import("./provider-schemas.js"), import("./runtime/index.js")]);
+      return schemasFirstProvider(readProviderSchemas(), () => import("./converge-provider.js").then((module) => module.convergeProvider));
+    },
+    { certificateOrganization: "converge", constantAnswers: readProviderAnswers },
+  ).catch((error: unknown) => {
+    process.stderr.write(`terraform-provider-converge could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}
+
+// The release's executable starts from a V8 startup snapshot taken after this module ran
+// (src/cli/release/sea-executable.ts): then it serves when the snapshot is deserialized, not now.
+if (startupSnapshot.isBuildingSnapshot()) startupSnapshot.setDeserializeMainFunction(serve);
+else serve();

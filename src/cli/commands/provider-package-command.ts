@@ -35,7 +35,7 @@ export async function providerPackageCommand(flags: ProviderPackageFlags): Promi
   process.stdout.write([
     `packaged terraform-provider-converge ${release.version} in ${release.outDir} (Node.js ${release.nodeVersion} single executables over one ${mb(release.bundle.bytes)} bundle of ${release.bundle.inputs} files)`,
     ...release.platforms.map((platform) =>
-      `  ${platform.platform}: executable ${mb(platform.executableBytes)}${platform.stripped ? " (Node.js stripped)" : ""}${platform.codeCache ? " with code cache" : ""}, zip ${mb(platform.zipBytes)}, ${platform.verified ? "verified here (handshake)" : "built, not run here"}\n    ${platform.zip}\n    ${platform.hashes.join(" ")}`,
+      `  ${platform.platform}: executable ${mb(platform.executableBytes)}${platform.stripped ? " (Node.js stripped)" : ""}${platform.snapshot ? " with V8 startup snapshot" : platform.codeCache ? " with code cache" : ""}, zip ${mb(platform.zipBytes)}, ${platform.verified ? "verified here (handshake)" : "built, not run here"}\n    ${platform.zip}\n    ${platform.hashes.join(" ")}`,
     ),
     `  ${release.sha256Sums}`,
     ...(release.signature ? [`  ${release.signature}`] : []),

@@ -24,7 +24,7 @@ export interface PackageProviderOptions {
   readonly cacheDir: string;
   /** A gpg key (id, fingerprint or e-mail) to sign SHA256SUMS with; no signature without it. */
   readonly signWith?: string | undefined;
-  /** Build the packaging machine's executable with V8's code cache (faster start, not byte-reproducible). */
+  /** Build the packaging machine's executable with a V8 startup snapshot (faster start, not byte-reproducible). */
   readonly codeCache: boolean;
   /** terraform's name of the machine packaging, whose executable is built with a code cache and run once to check it. */
   readonly hostPlatform: string;
@@ -37,6 +37,8 @@ export interface PackagedPlatform {
   readonly executable: string;
   readonly executableBytes: number;
   readonly codeCache: boolean;
+  /** Whether it starts from a V8 startup snapshot (the packaging machine's own platform, unless `--no-code-cache`). */
+  readonly snapshot: boolean;
   /** Whether its Node.js was stripped of symbols first (the packaging machine's own platform, when binutils' strip is installed). */
   readonly stripped: boolean;
   readonly zip: string;
@@ -83,7 +85,7 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
   for (const platform of RELEASE_PLATFORMS) rmSync(join(outDir, "executables", platform.name), { recursive: true, force: true });
   mkdirSync(buildDir, { recursive: true });
 
-  const bundle = await bundleProvider({ entry: options.entry, packageRoot: options.packageRoot, outFile: join(buildDir, "terraform-provider-converge.mjs") });
+  const bundle = await bundleProvider({ entry: options.entry, packageRoot: options.packageRoot, outFile: join(buildDir, "terraform-provider-converge.cjs") });
   const builder = seaNodeBinary(builderPlatform, options.cacheDir);
 
   const platforms: PackagedPlatform[] = [];
@@ -100,13 +102,14 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
       output: join(executableDir, name),
       configFile: join(buildDir, `sea-config-${platform.name}.json`),
       codeCache: options.codeCache && native,
+      snapshot: options.codeCache && native,
     });
     const verified = platform.name === options.hostPlatform ? await assertHandshake(executable.file) : false;
     const zip = join(outDir, releaseZipName(options.version, platform.name));
     await writeReleaseZip({ executable: executable.file, name, output: zip });
     const archive = readFileSync(zip);
     const hashes = [packageHashV1([{ name, data: readFileSync(executable.file) }]), zipHash(archive)];
-    platforms.push({ platform: platform.name, executable: executable.file, executableBytes: executable.bytes, codeCache: executable.codeCache, stripped: target.stripped, zip, zipBytes: archive.length, hashes, verified });
+    platforms.push({ platform: platform.name, executable: executable.file, executableBytes: executable.bytes, codeCache: executable.codeCache, snapshot: executable.snapshot, stripped: target.stripped, zip, zipBytes: archive.length, hashes, verified });
   }
 
   const manifest = join(outDir, manifestName(options.version));

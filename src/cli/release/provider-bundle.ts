@@ -10,7 +10,7 @@ const VIRTUAL_ROOT_URL = "file:///converge-sea/";
 
 /** What `bundleProvider` wrote. */
 export interface ProviderBundle {
-  /** The ESM bundle: the provider and everything it imports, its data files inlined. */
+  /** The CommonJS bundle: the provider and everything it imports, its data files inlined. */
   readonly file: string;
   readonly bytes: number;
   /** How many source files went into it. */
@@ -20,9 +20,9 @@ export interface ProviderBundle {
 }
 
 /**
- * Bundles the compiled provider (`entry`, `dist/src/provider/main.js`) with esbuild into one ESM
- * file `outFile` that needs nothing beside it: every module of the package and of its
- * dependencies, and the JSON files the build wrote under the entry's directory (the provider's
+ * Bundles the compiled provider (`entry`, `dist/src/provider/main.js`) with esbuild into one
+ * CommonJS script `outFile` (a script, so that it can be a V8 startup snapshot's entry) that needs
+ * nothing beside it: every module of the package and of its dependencies, and the JSON files the build wrote under the entry's directory (the provider's
  * schemas, the protocol's descriptor), which the modules read with `readFileSync` at paths from
  * their `import.meta.url`. Each module's `import.meta.url` becomes its path under a virtual root,
  * and the bundle's prelude answers `readFileSync` of the inlined files there (and only there).
@@ -44,7 +44,7 @@ export async function bundleProvider(options: { readonly entry: string; readonly
     outfile: options.outFile,
     bundle: true,
     platform: "node",
-    format: "esm",
+    format: "cjs",
     target: "node20",
     minify: true,
     legalComments: "none",
@@ -85,15 +85,11 @@ function jsonFilesUnder(directory: string): string[] {
 }
 
 /**
- * The code before the bundle's modules: `require` for the CommonJS modules esbuild bundles into
- * an ESM file, and `readFileSync` answering the inlined files at their virtual paths (every other
- * path goes to the real one). `syncBuiltinESMExports` makes `import { readFileSync } from "node:fs"`
- * see it too.
+ * The code before the bundle's modules: `readFileSync` answering the inlined files at their virtual
+ * paths (every other path goes to the real one).
  */
 function bundlePrelude(files: Readonly<Record<string, string>>): string {
-  return `import { createRequire as __convergeCreateRequire } from "node:module";
-const require = __convergeCreateRequire(import.meta.url);
-const __convergeDirname = (url) => require("node:path").dirname(require("node:url").fileURLToPath(url));
+  return `const __convergeDirname = (url) => require("node:path").dirname(require("node:url").fileURLToPath(url));
 const __convergeFilename = (url) => require("node:url").fileURLToPath(url);
 {
   const fs = require("node:fs");
@@ -105,7 +101,6 @@ const __convergeFilename = (url) => require("node:url").fileURLToPath(url);
     if (text === undefined) return readFileSync.apply(this, arguments);
     return (typeof options === "string" ? options : options?.encoding) ? text : Buffer.from(text);
   };
-  require("node:module").syncBuiltinESMExports();
 }
 `;
 }

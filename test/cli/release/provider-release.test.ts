@@ -140,7 +140,7 @@ describe("converge provider package", () => {
 
   it("builds the same executable from the same bundle without the code cache (--no-code-cache), byte for byte", async () => {
     const node = seaNodeBinary(RELEASE_PLATFORMS[0]!, releaseCacheDir());
-    const bundle = join(release.outDir, "build", "terraform-provider-converge.mjs");
+    const bundle = join(release.outDir, "build", "terraform-provider-converge.cjs");
     const build = (name: string) => buildSeaExecutable({ builder: node, target: node, bundle, output: join(root, name), configFile: join(root, `${name}.json`), codeCache: false });
     const [first, second] = [build("reproducible-1"), build("reproducible-2")];
     expect(first.codeCache).toBe(false);
