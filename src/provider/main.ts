@@ -1,16 +1,32 @@
+import { startupSnapshot } from "node:v8";
+import { readProviderAnswers } from "./provider-answers.js";
 import { serveProvider } from "./runtime/serve.js";
 
-// `terraform-provider-converge`: terraform starts it (docs/manual/terraform-provider.md). Its schemas come
-// from the file the build wrote; its code loads after the handshake, and only for a call that needs
-// more than schemas, so that neither delays terraform.
-await serveProvider(
-  async () => {
-    const [{ readProviderSchemas }, { schemasFirstProvider }] = await Promise.all([import("./provider-schemas.js"), import("./runtime/index.js")]);
-    return schemasFirstProvider(
-      readProviderSchemas(),
-      () => import("./converge-provider.js").then((module) => module.convergeProvider),
-      () => import("./converge-validation.js").then((module) => module.convergeValidation),
-    );
-  },
-  { certificateOrganization: "converge" },
-);
+// `terraform-provider-converge`: terraform starts it (docs/manual/terraform-provider.md). Its
+// schemas and other constant answers come from the files the build wrote; its code loads on the
+// first call that needs more than those, so that neither delays terraform.
+function serve(): void {
+  serveProvider(
+    async () => {
+      const [{ readProviderSchemas }, { schemasFirstProvider }] = await Promise.all([import("./provider-schemas.js"), import("./runtime/index.js")]);
+      return schemasFirstProvider(
+        readProviderSchemas(),
+        () => import("./converge-provider.js").then((module) => module.convergeProvider),
+        () => import("./converge-validation.js").then((module) => module.convergeValidation),
+      );
+    },
+    { certificateOrganization: "converge", constantAnswers: readProviderAnswers },
+  ).catch((error: unknown) => {
+    process.stderr.write(`terraform-provider-converge could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}
+
+// The release's executable starts from a V8 startup snapshot taken after this module ran
+// (src/cli/release/sea-executable.ts): then it serves when the snapshot is deserialized, not now.
+// node:net, which the server's node:http2 loads, is loaded into the snapshot too (10 ms less to the
+// handshake line); node:tls and node:http2 hold bindings a snapshot cannot serialize.
+if (startupSnapshot.isBuildingSnapshot()) {
+  process.getBuiltinModule("node:net");
+  startupSnapshot.setDeserializeMainFunction(serve);
+} else serve();

@@ -28,6 +28,8 @@ export interface PackageProviderOptions {
   /** A gpg key (id, fingerprint or e-mail) to sign SHA256SUMS with; no signature without it. */
   readonly signWith?: string | undefined;
   /** Build the packaging machine's executables with V8's code cache (faster start; reproducible too, see buildSeaExecutable). */
+  /** Start the packaging machine's provider from a V8 startup snapshot instead (faster start; not byte-reproducible, so not by default). */
+  readonly snapshot?: boolean;
   readonly codeCache: boolean;
   /** terraform's name of the machine packaging, whose executables are built with a code cache and run once to check them. */
   readonly hostPlatform: string;
@@ -50,6 +52,8 @@ export interface PackagedExecutable {
 export interface PackagedPlatform extends PackagedExecutable {
   readonly platform: string;
   readonly codeCache: boolean;
+  /** Whether the provider starts from a V8 startup snapshot (`--snapshot`, the packaging machine's own platform). */
+  readonly snapshot: boolean;
   /** Whether its Node.js was stripped of symbols first (when a strip for the platform is installed: ReleasePlatform.stripTools). */
   readonly stripped: boolean;
   /** The strip commands tried and not found, when a Linux build went unstripped. */
@@ -100,7 +104,7 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
   for (const platform of RELEASE_PLATFORMS) rmSync(join(outDir, "executables", platform.name), { recursive: true, force: true });
   mkdirSync(buildDir, { recursive: true });
 
-  const bundle = await bundleProvider({ entry: options.entry, packageRoot: options.packageRoot, outFile: join(buildDir, "terraform-provider-converge.mjs") });
+  const bundle = await bundleProvider({ entry: options.entry, packageRoot: options.packageRoot, outFile: join(buildDir, "terraform-provider-converge.cjs") });
   const cliBundle = await bundleCli({ entry: options.cliEntry, packageRoot: options.packageRoot, outFile: join(buildDir, "converge.mjs"), version: options.version });
   const builder = seaNodeBinary(builderPlatform, options.cacheDir);
 
@@ -111,11 +115,11 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
     const executableDir = join(outDir, "executables", platform.name);
     mkdirSync(executableDir, { recursive: true });
     const codeCache = options.codeCache && native;
-    const build = (bundleFile: string, name: string) =>
-      buildSeaExecutable({ builder, target: target.binary, bundle: bundleFile, output: join(executableDir, name), configFile: join(buildDir, `sea-config-${platform.name}.json`), codeCache });
+    const build = (bundleFile: string, name: string, snapshot = false) =>
+      buildSeaExecutable({ builder, target: target.binary, bundle: bundleFile, output: join(executableDir, name), configFile: join(buildDir, `sea-config-${platform.name}.json`), codeCache, snapshot });
 
     const name = executableName(options.version, platform.executableSuffix);
-    const executable = build(bundle.file, name);
+    const executable = build(bundle.file, name, options.snapshot === true && native);
     const verified = platform.name === options.hostPlatform ? await assertHandshake(executable.file) : false;
     const zip = join(outDir, releaseZipName(options.version, platform.name));
     await writeReleaseZip({ executable: executable.file, name, output: zip, epoch: options.sourceDateEpoch });
@@ -129,7 +133,7 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
     await writeReleaseZip({ executable: cliExecutable.file, name: cliName, output: cliZip, epoch: options.sourceDateEpoch });
     const cli = { executable: cliExecutable.file, executableBytes: cliExecutable.bytes, zip: cliZip, zipBytes: statSync(cliZip).size, verified: cliVerified };
 
-    platforms.push({ platform: platform.name, executable: executable.file, executableBytes: executable.bytes, codeCache, stripped: target.stripped, stripMissing: target.missing, zip, zipBytes: archive.length, hashes, verified, cli });
+    platforms.push({ platform: platform.name, executable: executable.file, executableBytes: executable.bytes, codeCache, snapshot: executable.snapshot, stripped: target.stripped, stripMissing: target.missing, zip, zipBytes: archive.length, hashes, verified, cli });
   }
 
   const manifest = join(outDir, manifestName(options.version));

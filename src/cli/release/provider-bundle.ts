@@ -10,7 +10,7 @@ const VIRTUAL_ROOT_URL = "file:///converge-sea/";
 
 /** What `bundleProvider` wrote. */
 export interface ProviderBundle {
-  /** The ESM bundle: the provider and everything it imports, its data files inlined. */
+  /** The CommonJS bundle: the provider and everything it imports, its data files inlined. */
   readonly file: string;
   readonly bytes: number;
   /** How many source files went into it. */
@@ -34,10 +34,11 @@ export interface SeaBundleOptions {
 }
 
 /**
- * Bundles the compiled provider (`entry`, `dist/src/provider/main.js`) with esbuild into one ESM
- * file `outFile` that needs nothing beside it: every module of the package and of its
- * dependencies, and the JSON files the build wrote under the entry's directory (the provider's
- * schemas, the protocol's descriptor), which the modules read with `readFileSync` at paths from
+ * Bundles the compiled provider (`entry`, `dist/src/provider/main.js`) with esbuild into one file
+ * `outFile` that needs nothing beside it: a CommonJS script (so that it can be a V8 startup
+ * snapshot's entry), or an ES module when `outFile` ends in `.mjs` (the CLI's, which awaits at its
+ * top level). In it every module of the package and of its dependencies, and the JSON files the
+ * build wrote under the entry's directory (the provider's schemas, its constant answers), which the modules read with `readFileSync` at paths from
  * their `import.meta.url`. Each module's `import.meta.url` becomes its path under a virtual root,
  * and the bundle's prelude answers `readFileSync` of the inlined files there (and only there).
  * `createRequire(import.meta.url)(X)` becomes `require(X)`, so that esbuild bundles X too.
@@ -47,6 +48,7 @@ export async function bundleProvider(options: SeaBundleOptions): Promise<Provide
     throw new Error(`provider package needs esbuild, a devDependency of converge: run it from a checkout after npm install (${(error as Error).message})`);
   });
   const { packageRoot } = options;
+  const esm = options.outFile.endsWith(".mjs");
   const dataFiles = jsonFilesUnder(dirname(options.entry)).map((file) => relative(packageRoot, file).split(sep).join("/"));
   const inlined = { ...Object.fromEntries(dataFiles.map((file) => [file, readFileSync(join(packageRoot, file), "utf8")])), ...options.extraDataFiles };
   const virtualUrl = (file: string) => {
@@ -58,7 +60,7 @@ export async function bundleProvider(options: SeaBundleOptions): Promise<Provide
     outfile: options.outFile,
     bundle: true,
     platform: "node",
-    format: "esm",
+    format: esm ? "esm" : "cjs",
     target: "node20",
     minify: true,
     legalComments: "none",
@@ -66,7 +68,7 @@ export async function bundleProvider(options: SeaBundleOptions): Promise<Provide
     external: ["esbuild", ...(options.leaveOut ?? [])],
     metafile: true,
     logLevel: "silent",
-    banner: { js: bundlePrelude(inlined) },
+    banner: { js: bundlePrelude(inlined, esm) },
     plugins: [
       {
         name: "converge-virtual-files",
@@ -106,15 +108,16 @@ function jsonFilesUnder(directory: string): string[] {
 }
 
 /**
- * The code before the bundle's modules: `require` for the CommonJS modules esbuild bundles into
- * an ESM file, and `readFileSync` and `existsSync` answering the inlined files at their virtual
- * paths (every other path goes to the real one). `syncBuiltinESMExports` makes `import { readFileSync } from "node:fs"`
- * see it too.
+ * The code before the bundle's modules: `readFileSync` and `existsSync` answering the inlined files
+ * at their virtual paths (every other path goes to the real one). An ES module bundle first gets
+ * `require`, for the CommonJS modules esbuild bundles into it, and `syncBuiltinESMExports` makes
+ * `import { readFileSync } from "node:fs"` see the answers too.
  */
-function bundlePrelude(files: Readonly<Record<string, string>>): string {
-  return `import { createRequire as __convergeCreateRequire } from "node:module";
+function bundlePrelude(files: Readonly<Record<string, string>>, esm: boolean): string {
+  const requireOfModule = `import { createRequire as __convergeCreateRequire } from "node:module";
 const require = __convergeCreateRequire(import.meta.url);
-const __convergeDirname = (url) => require("node:path").dirname(require("node:url").fileURLToPath(url));
+`;
+  return `${esm ? requireOfModule : ""}const __convergeDirname = (url) => require("node:path").dirname(require("node:url").fileURLToPath(url));
 const __convergeFilename = (url) => require("node:url").fileURLToPath(url);
 {
   const fs = require("node:fs");
@@ -130,8 +133,7 @@ const __convergeFilename = (url) => require("node:url").fileURLToPath(url);
   const existsSync = fs.existsSync;
   fs.existsSync = function (path) {
     return inlinedText(path) !== undefined || existsSync.apply(this, arguments);
-  };
-  require("node:module").syncBuiltinESMExports();
+  };${esm ? '\n  require("node:module").syncBuiltinESMExports();' : ""}
 }
 `;
 }

@@ -1,4 +1,4 @@
-import { createSecureServer, createServer, constants, type Http2Server, type Http2Session, type IncomingHttpHeaders, type ServerHttp2Stream } from "node:http2";
+import type { Http2Server, Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
 import type { AddressInfo } from "node:net";
 
 /** gRPC status codes the server answers with (as gRPC numbers them). */
@@ -61,6 +61,8 @@ export interface GrpcServer {
  * compression, deadlines (`grpc-timeout` is ignored), streamed answers.
  */
 export async function startGrpcServer(methods: ReadonlyMap<string, GrpcMethod>, options: GrpcServerOptions = {}): Promise<GrpcServer> {
+  // loaded here rather than imported: a V8 startup snapshot of the provider cannot hold node:http2's bindings
+  const { createSecureServer, createServer } = process.getBuiltinModule("node:http2");
   const settings = { initialWindowSize: 4 * 1024 * 1024, maxConcurrentStreams: 1_000 };
   const server: Http2Server = options.tls
     ? createSecureServer({
@@ -82,7 +84,7 @@ export async function startGrpcServer(methods: ReadonlyMap<string, GrpcMethod>, 
   });
   server.on("stream", (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
     stream.on("error", () => stream.destroy());
-    const path = String(headers[constants.HTTP2_HEADER_PATH] ?? "");
+    const path = String(headers[":path"] ?? "");
     const method = methods.get(path);
     if (method === undefined) {
       answerStatus(stream, GRPC_STATUS.UNIMPLEMENTED, `unknown method ${path}: this plugin does not serve it`);
@@ -129,7 +131,7 @@ export async function startGrpcServer(methods: ReadonlyMap<string, GrpcMethod>, 
   };
 }
 
-const RESPONSE_HEADERS = { [constants.HTTP2_HEADER_STATUS]: 200, [constants.HTTP2_HEADER_CONTENT_TYPE]: "application/grpc+proto" };
+const RESPONSE_HEADERS = { ":status": 200, "content-type": "application/grpc+proto" };
 
 async function answerUnary(stream: ServerHttp2Stream, path: string, method: UnaryMethod, body: Buffer, onError: GrpcServerOptions["onError"]): Promise<void> {
   let answer: Buffer;

@@ -1,5 +1,6 @@
 import { closeSync } from "node:fs";
 import { basename } from "node:path";
+import type { ConstantAnswers } from "./constant-answers.js";
 import { goPluginMethods } from "./go-plugin-services.js";
 import { startGrpcServer, type UnaryMethod } from "./grpc-server.js";
 import { checkHandshake, handshakeLine } from "./handshake.js";
@@ -20,6 +21,12 @@ export interface ServeOptions {
   readonly exit?: (code: number) => void;
   /** The organisation named in the plugin's TLS certificate (default "terraform-provider"). */
   readonly certificateOrganization?: string;
+  /**
+   * Answers encoded before (at build time: `constantAnswers` of the same definition), called on the
+   * first call of one of those RPCs, which is then answered with them as they are: neither the
+   * provider nor the protocol's codecs are loaded for it.
+   */
+  readonly constantAnswers?: () => Partial<ConstantAnswers>;
 }
 
 /**
@@ -28,8 +35,10 @@ export interface ServeOptions {
  * certificate only, prints the handshake line, and serves tfplugin6's `Provider` until terraform
  * calls Shutdown or goes away. Logs go to stderr as hclog JSON lines.
  *
- * `load` is called only after the handshake line is out, so what the provider's code imports does
- * not delay terraform's start of the plugin: pass `() => import("./my-provider.js").then((m) => m.provider)`.
+ * Only what the handshake needs runs before its line, and nothing after it: `load`, the protocol's
+ * codecs and the handlers are loaded on the first call that needs them, so that neither terraform's
+ * start of the plugin nor its TLS handshake waits for them. Pass
+ * `() => import("./my-provider.js").then((m) => m.provider)`.
  */
 export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<ServedProvider<P>>, options: ServeOptions = {}): Promise<void> {
   const env = options.env ?? process.env;
@@ -47,13 +56,22 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
   const protocol = loadProtocol();
 
   let handlers: Promise<ProviderHandlers> | undefined;
+  const startedHandlers = () => {
+    if (handlers === undefined) {
+      handlers = startProvider<P>(load, protocol, log);
+      handlers.catch((error: unknown) => log.error("the provider definition failed to load", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }));
+    }
+    return handlers;
+  };
+  let constants: Partial<ConstantAnswers> | undefined;
+  const constantAnswers = () => (constants ??= options.constantAnswers?.() ?? {});
   const methods = goPluginMethods(protocol, log, () => shutdown());
   const service = protocol.service("tfplugin6.Provider");
   // the service's other RPCs are answered UNIMPLEMENTED
   for (const name of PROVIDER_RPCS) {
     const method = service[name];
     if (method === undefined) continue;
-    methods.set(method.path, providerMethod(name, method, protocol, () => (handlers ??= startProvider<P>(load, protocol, log))));
+    methods.set(method.path, providerMethod(name, method, protocol, startedHandlers, constantAnswers));
   }
 
   if (certificate === undefined) log.warn("PLUGIN_CLIENT_CERT is not set: serving without TLS, as go-plugin does");
@@ -72,16 +90,6 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
   };
   stdout.write(handshakeLine(server.port, certificate?.der));
   log.debug("plugin listening", { address: `127.0.0.1:${server.port}`, tls: certificate !== undefined });
-
-  handlers ??= startProvider<P>(load, protocol, log);
-  setImmediate(() => {
-    try {
-      protocol.warm();
-    } catch (error) {
-      log.error("the protocol descriptor failed to load", { error: error instanceof Error ? error.message : String(error) });
-    }
-  });
-  handlers.catch((error: unknown) => log.error("the provider definition failed to load", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }));
   watchParent(log, () => exit(0));
 }
 
@@ -101,11 +109,16 @@ function releaseStdout(log: Logger): void {
   closeSync(1);
 }
 
-/** The gRPC method of one RPC: its request decoded as the RPC's message, its handler (started on the first call), its answer encoded. */
-function providerMethod<N extends ProviderRpc>(name: N, method: ProtocolMethod, protocol: Protocol, handlers: () => Promise<ProviderHandlers>): UnaryMethod {
+/**
+ * The gRPC method of one RPC: its constant answer when there is one (its request is then empty), else
+ * its request decoded as the RPC's message, its handler (started on the first call), its answer encoded.
+ */
+function providerMethod<N extends ProviderRpc>(name: N, method: ProtocolMethod, protocol: Protocol, handlers: () => Promise<ProviderHandlers>, constantAnswers: () => Partial<Record<ProviderRpc, Uint8Array>>): UnaryMethod {
   return {
     kind: "unary",
     async answer(bytes) {
+      const constant = constantAnswers()[name];
+      if (constant !== undefined) return Buffer.from(constant.buffer, constant.byteOffset, constant.byteLength);
       const request = decodeRequest<N>(protocol, method, bytes);
       const started = handlers();
       return protocol.encode(method.responseType, await dispatch(await started, name, request));

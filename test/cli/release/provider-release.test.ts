@@ -141,7 +141,7 @@ describe("converge provider package", () => {
 
   it("builds the same executable from the same bundle with V8's code cache, byte for byte, and the executable accepts the cache", async () => {
     const node = seaNodeBinary(RELEASE_PLATFORMS[0]!, releaseCacheDir());
-    const bundle = join(release.outDir, "build", "terraform-provider-converge.mjs");
+    const bundle = join(release.outDir, "build", "terraform-provider-converge.cjs");
     const build = (name: string) => buildSeaExecutable({ builder: node, target: node, bundle, output: join(root, name), configFile: join(root, `${name}.json`), codeCache: true });
     const [first, second] = [build("reproducible-1"), build("reproducible-2")];
     expect(first.codeCache).toBe(true);

@@ -1,49 +1,125 @@
-// Second half of `npm run build`: copies the protocol definitions next to the compiled runtime and
-// writes protocol.json, their protobufjs descriptor, which the runtime loads instead of parsing
-// .proto text, and services.json, the services' methods, which is all it reads before its handshake
-// (src/provider/runtime/proto/README.md).
+// Second half of `npm run build`: writes, beside the compiled runtime, what it reads of the protocol
+// (src/provider/runtime/proto/README.md):
+//
+// - `protocol-codecs.cjs`: every message's codec as static code, the functions protobufjs would
+//   generate at run time (its encoder, decoder and object converters), written out here so that no
+//   provider process builds a protobufjs Root or compiles code from strings;
+// - `proto/`: the .proto files, `services.json` (the services' methods, all the runtime reads before
+//   its handshake) and `protocol.json` (the protobufjs descriptor, for other readers of the package).
 //
 //     node build-protocol.mjs TARGET_DIR
 //
-// TARGET_DIR is the `proto` directory beside the compiled runtime (protocol.ts reads
-// `./proto/services.json` relative to itself); the sources are this file's own directory.
+// TARGET_DIR is the compiled runtime's directory (where protocol.js is); the sources are this file's
+// own directory.
 import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import protobuf from "protobufjs";
 
 const [targetArgument] = process.argv.slice(2);
 if (targetArgument === undefined || targetArgument === "") {
-  process.stderr.write("build-protocol.mjs: received no target directory: expected `node build-protocol.mjs TARGET_DIR`, the proto directory beside the compiled runtime\n");
+  process.stderr.write("build-protocol.mjs: received no target directory: expected `node build-protocol.mjs TARGET_DIR`, the directory of the compiled runtime (protocol.js)\n");
   process.exit(2);
 }
 const join = (...parts) => resolve(...parts);
 const source = import.meta.dirname;
 const target = resolve(targetArgument);
+const protoTarget = join(target, "proto");
 const files = readdirSync(source).filter((name) => name.endsWith(".proto") || name === "README.md").sort();
 
-mkdirSync(target, { recursive: true });
-for (const name of files) copyFileSync(join(source, name), join(target, name));
+mkdirSync(protoTarget, { recursive: true });
+for (const name of files) copyFileSync(join(source, name), join(protoTarget, name));
 
 const protocol = new protobuf.Root().loadSync(
   files.filter((name) => name.endsWith(".proto")).map((name) => join(source, name)),
   { keepCase: true },
 );
 protocol.resolveAll();
-writeFileSync(join(target, "protocol.json"), JSON.stringify(protocol.toJSON()));
+writeFileSync(join(protoTarget, "protocol.json"), JSON.stringify(protocol.toJSON()));
 
-// Each service's methods alone, enough to register them before the descriptor is loaded
-const services = {};
+const services = [];
 const collect = (namespace) => {
   for (const nested of namespace.nestedArray) {
-    if (nested instanceof protobuf.Service) {
-      services[nested.fullName.slice(1)] = Object.fromEntries(
-        nested.methodsArray.map((method) => [
-          method.name,
-          { requestType: method.resolvedRequestType.fullName.slice(1), responseType: method.resolvedResponseType.fullName.slice(1), requestStream: method.requestStream === true, responseStream: method.responseStream === true },
-        ]),
-      );
-    } else if (nested instanceof protobuf.Namespace) collect(nested);
+    if (nested instanceof protobuf.Service) services.push(nested);
+    else if (nested instanceof protobuf.Namespace) collect(nested);
   }
 };
 collect(protocol);
-writeFileSync(join(target, "services.json"), JSON.stringify(services));
+const methodsByService = Object.fromEntries(
+  services.map((service) => [
+    fullName(service),
+    Object.fromEntries(
+      service.methodsArray.map((method) => [
+        method.name,
+        { requestType: fullName(method.resolvedRequestType), responseType: fullName(method.resolvedResponseType), requestStream: method.requestStream === true, responseStream: method.responseStream === true },
+      ]),
+    ),
+  ]),
+);
+// Each service's methods alone, enough to register them before the codecs are loaded
+writeFileSync(join(protoTarget, "services.json"), JSON.stringify(methodsByService));
+writeFileSync(join(target, "protocol-codecs.cjs"), codecsModule(services));
+
+/** A reflected type's name as the runtime names it: `tfplugin6.Schema.Block` (no leading dot). */
+function fullName(reflected) {
+  return reflected.fullName.slice(1);
+}
+
+/**
+ * The module of static codecs, CommonJS so that the runtime can require it on its first message.
+ * Requests are decoded (`decode`, then `toObject`), answers encoded (`fromObject`, then `encode`):
+ * each message type reachable from a method's request gets the first two, each reachable from its
+ * answer the last two. The function bodies are protobufjs's own (`protobuf.encoder(type)` and the
+ * like, what `Type#setup` compiles at run time), given the same scope: `Reader`, `Writer` and `util`
+ * from protobufjs/minimal, `types` (the field types in declaration order) and `this` (the type's
+ * codec, whose `ctor` makes its messages).
+ */
+function codecsModule(serviceList) {
+  const decoded = new Set();
+  const encoded = new Set();
+  for (const service of serviceList) {
+    for (const method of service.methodsArray) {
+      reach(method.resolvedRequestType, decoded);
+      reach(method.resolvedResponseType, encoded);
+    }
+  }
+  const messages = [...new Set([...decoded, ...encoded])].sort((a, b) => (a.fullName < b.fullName ? -1 : 1));
+  const enums = [...new Set(messages.flatMap((type) => type.fieldsArray.map((field) => field.resolvedType).filter((resolved) => resolved instanceof protobuf.Enum)))].sort((a, b) => (a.fullName < b.fullName ? -1 : 1));
+  const symbol = new Map([...messages.map((type, index) => [type, `T${index}`]), ...enums.map((type, index) => [type, `E${index}`])]);
+
+  const lines = [
+    "// Generated by src/provider/runtime/proto/build-protocol.mjs from the .proto files beside it: do not edit.",
+    "// The plugin protocol's message codecs, protobufjs's generated functions written out at build time.",
+    '"use strict";',
+    'const { Reader, Writer, util } = require("protobufjs/minimal.js");',
+    `const ${messages.map((type) => `${symbol.get(type)} = {}`).join(", ")};`,
+    ...enums.map((type) => `const ${symbol.get(type)} = { values: ${JSON.stringify(type.valuesById)} }; // ${fullName(type)}`),
+  ];
+  for (const type of messages) {
+    if (protobuf.wrappers[type.fullName] !== undefined) throw new Error(`build-protocol.mjs: ${fullName(type)} has a protobufjs wrapper, which static codecs do not carry: expected no well-known type with custom JSON (such as google.protobuf.Any) in the protocol`);
+    const name = symbol.get(type);
+    const types = type.fieldsArray.map((field) => (field.resolve().resolvedType === null ? "null" : symbol.get(field.resolvedType)));
+    lines.push(`// ${fullName(type)}`, "{", `const types = [${types.join(", ")}];`, `${name}.ctor = ${protobuf.Type.generateConstructor(type).toString(`${name}$ctor`)};`);
+    if (decoded.has(type)) {
+      lines.push(`${name}.decode = ${protobuf.decoder(type).toString(`${name}$decode`)};`);
+      lines.push(`${name}.toObject = ${protobuf.converter.toObject(type).toString(`${name}$toObject`)};`);
+    }
+    if (encoded.has(type)) {
+      lines.push(`${name}.fromObject = ${protobuf.converter.fromObject(type).toString(`${name}$fromObject`)};`);
+      lines.push(`${name}.encode = ${protobuf.encoder(type).toString(`${name}$encode`)};`);
+    }
+    lines.push("}");
+  }
+  lines.push("/** Each message type's codec by its full name (`tfplugin6.GetProviderSchema.Response`). */");
+  lines.push(`exports.MESSAGES = {\n${messages.map((type) => `  ${JSON.stringify(fullName(type))}: ${symbol.get(type)},`).join("\n")}\n};`);
+  return `${lines.join("\n")}\n`;
+}
+
+/** Adds `type` and every message type its fields hold (map values included), once. */
+function reach(type, into) {
+  if (into.has(type)) return;
+  into.add(type);
+  for (const field of type.fieldsArray) {
+    const resolved = field.resolve().resolvedType;
+    if (resolved instanceof protobuf.Type) reach(resolved, into);
+  }
+}
