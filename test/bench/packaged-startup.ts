@@ -39,15 +39,15 @@ async function measureInterleaved(forms: ReadonlyArray<{ readonly what: string; 
 const node26 = seaNodeBinary(RELEASE_PLATFORMS[0]!, releaseCacheDir());
 const scratch = mkdtempSync(join(tmpdir(), "converge-startup-"));
 try {
-  const build = (name: string, codeCache: boolean) => buildSeaExecutable({ builder: node26, target: strippedNodeBinary(node26).binary, bundle, output: join(scratch, name), configFile: join(scratch, `${name}.json`), codeCache });
-  const [withoutCache, withCodeCache] = [build("no-code-cache", false), build("code-cache", true)];
+  const build = (name: string, codeCache: boolean, snapshot = false) => buildSeaExecutable({ builder: node26, target: strippedNodeBinary(node26).binary, bundle, output: join(scratch, name), configFile: join(scratch, `${name}.json`), codeCache, snapshot });
+  const [withoutCache, withSnapshot] = [build("no-code-cache", false), build("snapshot", false, true)];
   await measureInterleaved([
     { what: "node 26 printing a line (the floor)", command: node26, args: ["-e", "console.log(1)"] },
     { what: "development wrapper: this Node.js on dist/src/provider/main.js", command: process.execPath, args: [join(ROOT, "dist/src/provider/main.js")] },
     { what: "node 26 on the release's bundle", command: node26, args: [bundle] },
     { what: "single executable without code cache", command: withoutCache.file },
-    { what: "single executable with code cache", command: withCodeCache.file },
-    { what: "single executable with startup snapshot (the release's)", command: executable },
+    { what: "single executable with code cache (the release's)", command: executable },
+    { what: "single executable with a startup snapshot (--snapshot)", command: withSnapshot.file },
   ]);
 } finally {
   rmSync(scratch, { recursive: true, force: true });
