@@ -51,7 +51,10 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
     exit(1);
     return;
   }
-  const log = hclogLogger((line) => stderr.write(line), logLevelFromEnvironment(env));
+  const level = logLevelFromEnvironment(env);
+  const log = hclogLogger((line) => stderr.write(line), level);
+  // each answer's time at trace level (test/bench/provider-breakdown.ts reads them from terraform's log)
+  const answered = level === "trace" ? (rpc: ProviderRpc, ms: number) => log.trace("rpc answered", { rpc, ms: Number(ms.toFixed(3)) }) : undefined;
   const certificate = handshake.clientCertificatePem === undefined ? undefined : selfSignedCertificate({ organization: options.certificateOrganization });
   const protocol = loadProtocol();
 
@@ -71,7 +74,7 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
   for (const name of PROVIDER_RPCS) {
     const method = service[name];
     if (method === undefined) continue;
-    methods.set(method.path, providerMethod(name, method, protocol, startedHandlers, constantAnswers));
+    methods.set(method.path, providerMethod(name, method, protocol, startedHandlers, constantAnswers, answered));
   }
 
   if (certificate === undefined) log.warn("PLUGIN_CLIENT_CERT is not set: serving without TLS, as go-plugin does");
@@ -113,15 +116,25 @@ function releaseStdout(log: Logger): void {
  * The gRPC method of one RPC: its constant answer when there is one (its request is then empty), else
  * its request decoded as the RPC's message, its handler (started on the first call), its answer encoded.
  */
-function providerMethod<N extends ProviderRpc>(name: N, method: ProtocolMethod, protocol: Protocol, handlers: () => Promise<ProviderHandlers>, constantAnswers: () => Partial<Record<ProviderRpc, Uint8Array>>): UnaryMethod {
+function providerMethod<N extends ProviderRpc>(
+  name: N,
+  method: ProtocolMethod,
+  protocol: Protocol,
+  handlers: () => Promise<ProviderHandlers>,
+  constantAnswers: () => Partial<Record<ProviderRpc, Uint8Array>>,
+  answered: ((rpc: ProviderRpc, ms: number) => void) | undefined,
+): UnaryMethod {
   return {
     kind: "unary",
     async answer(bytes) {
+      const arrived = performance.now();
       const constant = constantAnswers()[name];
       if (constant !== undefined) return Buffer.from(constant.buffer, constant.byteOffset, constant.byteLength);
       const request = decodeRequest<N>(protocol, method, bytes);
       const started = handlers();
-      return protocol.encode(method.responseType, await dispatch(await started, name, request));
+      const answer = protocol.encode(method.responseType, await dispatch(await started, name, request));
+      answered?.(name, performance.now() - arrived);
+      return answer;
     },
   };
 }
