@@ -250,12 +250,14 @@ const onEscaped = (error: unknown) => {
 process.on("uncaughtException", onEscaped);
 process.on("unhandledRejection", onEscaped);
 
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  process.exitCode = reportError(error);
-}
-settled = true;
+// no top-level await: the single executable's bundle is a CommonJS script (src/cli/release/cli-bundle.ts)
+void program.parseAsync(process.argv).then(
+  () => (settled = true),
+  (error: unknown) => {
+    process.exitCode = reportError(error);
+    settled = true;
+  },
+);
 
 /** The one place errors become messages and exit codes (docs/manual/commands.md, "Exit codes"). */
 function reportError(error: unknown): number {

@@ -9,7 +9,7 @@ import { bundleProvider, type ProviderBundle } from "./provider-bundle.js";
 const CHECKOUT_COMMAND_MODULES = ["./commands/provider-package-command.js", "./commands/provider-command.js", "./commands/demo-command.js"];
 
 /**
- * Bundles the compiled CLI (`entry`, `dist/src/cli/main.js`) into one ESM file `outFile` for the
+ * Bundles the compiled CLI (`entry`, `dist/src/cli/main.js`) into one CommonJS script `outFile` for the
  * single executable `converge`, as the provider's bundle is made (bundleProvider: every module,
  * each at its path under the virtual root, the JSON files under the entry's directory inlined),
  * leaving out the commands that need a checkout (CHECKOUT_COMMAND_MODULES), with one more file inlined: a package.json of only converge's name and `version`, which

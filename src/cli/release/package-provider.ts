@@ -105,7 +105,7 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
   mkdirSync(buildDir, { recursive: true });
 
   const bundle = await bundleProvider({ entry: options.entry, packageRoot: options.packageRoot, outFile: join(buildDir, "terraform-provider-converge.cjs") });
-  const cliBundle = await bundleCli({ entry: options.cliEntry, packageRoot: options.packageRoot, outFile: join(buildDir, "converge.mjs"), version: options.version });
+  const cliBundle = await bundleCli({ entry: options.cliEntry, packageRoot: options.packageRoot, outFile: join(buildDir, "converge.cjs"), version: options.version });
   const builder = seaNodeBinary(builderPlatform, options.cacheDir);
 
   const platforms: PackagedPlatform[] = [];

@@ -34,10 +34,10 @@ export interface SeaBundleOptions {
 }
 
 /**
- * Bundles the compiled provider (`entry`, `dist/src/provider/main.js`) with esbuild into one file
- * `outFile` that needs nothing beside it: a CommonJS script (so that it can be a V8 startup
- * snapshot's entry), or an ES module when `outFile` ends in `.mjs` (the CLI's, which awaits at its
- * top level). In it every module of the package and of its dependencies, and the JSON files the
+ * Bundles the compiled provider (`entry`, `dist/src/provider/main.js`) with esbuild into one
+ * CommonJS script `outFile` that needs nothing beside it (a script can be a V8 startup snapshot's
+ * entry, and `require` of Node.js's modules does not build their ES module facades, whose getters
+ * load modules nobody uses: node:http's loads Node.js's own undici). In it every module of the package and of its dependencies, and the JSON files the
  * build wrote under the entry's directory (the provider's schemas, its constant answers), which the modules read with `readFileSync` at paths from
  * their `import.meta.url`. Each module's `import.meta.url` becomes its path under a virtual root,
  * and the bundle's prelude answers `readFileSync` of the inlined files there (and only there).
@@ -48,7 +48,6 @@ export async function bundleProvider(options: SeaBundleOptions): Promise<Provide
     throw new Error(`provider package needs esbuild, a devDependency of converge: run it from a checkout after npm install (${(error as Error).message})`);
   });
   const { packageRoot } = options;
-  const esm = options.outFile.endsWith(".mjs");
   const dataFiles = jsonFilesUnder(dirname(options.entry)).map((file) => relative(packageRoot, file).split(sep).join("/"));
   const inlined = { ...Object.fromEntries(dataFiles.map((file) => [file, readFileSync(join(packageRoot, file), "utf8")])), ...options.extraDataFiles };
   const virtualUrl = (file: string) => {
@@ -60,7 +59,7 @@ export async function bundleProvider(options: SeaBundleOptions): Promise<Provide
     outfile: options.outFile,
     bundle: true,
     platform: "node",
-    format: esm ? "esm" : "cjs",
+    format: "cjs",
     target: "node20",
     minify: true,
     legalComments: "none",
@@ -68,7 +67,7 @@ export async function bundleProvider(options: SeaBundleOptions): Promise<Provide
     external: ["esbuild", ...(options.leaveOut ?? [])],
     metafile: true,
     logLevel: "silent",
-    banner: { js: bundlePrelude(inlined, esm) },
+    banner: { js: bundlePrelude(inlined) },
     plugins: [
       {
         name: "converge-virtual-files",
@@ -109,15 +108,10 @@ function jsonFilesUnder(directory: string): string[] {
 
 /**
  * The code before the bundle's modules: `readFileSync` and `existsSync` answering the inlined files
- * at their virtual paths (every other path goes to the real one). An ES module bundle first gets
- * `require`, for the CommonJS modules esbuild bundles into it, and `syncBuiltinESMExports` makes
- * `import { readFileSync } from "node:fs"` see the answers too.
+ * at their virtual paths (every other path goes to the real one).
  */
-function bundlePrelude(files: Readonly<Record<string, string>>, esm: boolean): string {
-  const requireOfModule = `import { createRequire as __convergeCreateRequire } from "node:module";
-const require = __convergeCreateRequire(import.meta.url);
-`;
-  return `${esm ? requireOfModule : ""}const __convergeDirname = (url) => require("node:path").dirname(require("node:url").fileURLToPath(url));
+function bundlePrelude(files: Readonly<Record<string, string>>): string {
+  return `const __convergeDirname = (url) => require("node:path").dirname(require("node:url").fileURLToPath(url));
 const __convergeFilename = (url) => require("node:url").fileURLToPath(url);
 {
   const fs = require("node:fs");
@@ -133,7 +127,7 @@ const __convergeFilename = (url) => require("node:url").fileURLToPath(url);
   const existsSync = fs.existsSync;
   fs.existsSync = function (path) {
     return inlinedText(path) !== undefined || existsSync.apply(this, arguments);
-  };${esm ? '\n  require("node:module").syncBuiltinESMExports();' : ""}
+  };
 }
 `;
 }

@@ -21,12 +21,11 @@ export interface SeaExecutable {
 const BUILDER_RANDOM_SEED = "--random-seed=1";
 
 /**
- * Makes a Node.js single executable application of `bundle` (an ES module `.mjs`, or a CommonJS
- * script) with Node.js's own `--build-sea`: `builder` (a Node.js of SEA_NODE_VERSION that runs
- * here) writes the blob into a copy of `target` (the same version's executable for the release's
- * platform) at `output`. With `codeCache`, V8's code cache of the bundle, made by compiling it
- * here, goes in too; with `snapshot` (a CommonJS script only), the builder runs the bundle and puts
- * a V8 startup snapshot of its heap in instead (the executable then calls only the main function
+ * Makes a Node.js single executable application of `bundle` (a CommonJS script) with Node.js's
+ * own `--build-sea`: `builder` (a Node.js of SEA_NODE_VERSION that runs here) writes the blob into
+ * a copy of `target` (the same version's executable for the release's platform) at `output`. With
+ * `codeCache`, V8's code cache of the bundle, made by compiling it here, goes in too; with
+ * `snapshot`, the builder runs the bundle and puts a V8 startup snapshot of its heap in instead (the executable then calls only the main function
  * the bundle set with `v8.startupSnapshot.setDeserializeMainFunction`). Either only for a target of
  * the builder's own platform (valid only for the V8 and CPU that made it).
  *
@@ -52,7 +51,7 @@ export function buildSeaExecutable(options: {
   const output = resolve(options.output);
   const config = {
     main: basename(options.bundle),
-    mainFormat: options.bundle.endsWith(".mjs") ? "module" : "commonjs",
+    mainFormat: "commonjs",
     executable: resolve(options.target),
     output,
     disableExperimentalSEAWarning: true,

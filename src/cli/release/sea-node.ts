@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
@@ -18,30 +18,34 @@ export function releaseCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 /**
  * The Node.js executable of `platform`'s npm package at SEA_NODE_VERSION, fetched once with
  * `npm pack` (which ignores the package's os and cpu, unlike `npm install`), its tarball checked
- * against the pinned integrity and its executable unpacked into the cache.
+ * against the pinned integrity and its executable unpacked into the cache. Safe when several
+ * packagings run at once: each fetches and unpacks in a directory of its own and renames it into
+ * place; the first rename wins, the others use the winner's and remove their own.
  */
 export function seaNodeBinary(platform: ReleasePlatform, cacheDir: string): string {
   const directory = join(cacheDir, `${platform.nodePackage}-${SEA_NODE_VERSION}`);
   const binary = join(directory, platform.nodeBinary);
   if (existsSync(binary)) return binary;
   mkdirSync(cacheDir, { recursive: true });
-  const tarball = join(cacheDir, `${platform.nodePackage}-${SEA_NODE_VERSION}.tgz`);
-  if (!existsSync(tarball) || integrityOf(tarball) !== platform.nodeIntegrity) {
-    run("npm", ["pack", `${platform.nodePackage}@${SEA_NODE_VERSION}`, "--pack-destination", cacheDir, "--silent"], `fetching ${platform.nodePackage}@${SEA_NODE_VERSION}`);
+  const staging = mkdtempSync(join(cacheDir, `.${platform.nodePackage}-${SEA_NODE_VERSION}-`));
+  try {
+    run("npm", ["pack", `${platform.nodePackage}@${SEA_NODE_VERSION}`, "--pack-destination", staging, "--silent"], `fetching ${platform.nodePackage}@${SEA_NODE_VERSION}`);
+    const tarball = join(staging, `${platform.nodePackage}-${SEA_NODE_VERSION}.tgz`);
+    const integrity = integrityOf(tarball);
+    if (integrity !== platform.nodeIntegrity) throw new Error(`${platform.nodePackage}@${SEA_NODE_VERSION} has integrity ${integrity}: expected ${platform.nodeIntegrity}`);
+    const unpacked = join(staging, "unpacked");
+    mkdirSync(unpacked);
+    run("tar", ["-xzf", tarball, "-C", unpacked, platform.nodeBinary], `unpacking ${tarball}`);
+    chmodSync(join(unpacked, platform.nodeBinary), 0o755);
+    try {
+      renameSync(unpacked, directory);
+    } catch (error) {
+      // another packaging put its copy there first: the same pinned bytes
+      if (!existsSync(binary)) throw error;
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
   }
-  const integrity = integrityOf(tarball);
-  if (integrity !== platform.nodeIntegrity) {
-    rmSync(tarball, { force: true });
-    throw new Error(`${platform.nodePackage}@${SEA_NODE_VERSION} has integrity ${integrity}: expected ${platform.nodeIntegrity}`);
-  }
-  const partial = `${directory}.${process.pid}.partial`;
-  rmSync(partial, { recursive: true, force: true });
-  mkdirSync(partial, { recursive: true });
-  run("tar", ["-xzf", tarball, "-C", partial, platform.nodeBinary], `unpacking ${tarball}`);
-  chmodSync(join(partial, platform.nodeBinary), 0o755);
-  rmSync(directory, { recursive: true, force: true });
-  renameSync(partial, directory);
-  rmSync(tarball, { force: true });
   return binary;
 }
 
