@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { connect, type ClientHttp2Session } from "node:http2";
+import { connect as tlsConnect } from "node:tls";
 import { selfSignedCertificate } from "../../src/provider/runtime/self-signed-certificate.js";
 
 /**
@@ -61,11 +62,14 @@ async function measure([command, ...args]: ReadonlyArray<string>): Promise<Marks
       child.once("exit", (code) => reject(new Error(`${command} exited ${code} before its handshake line`)));
     });
     mark("line");
-    const [, , , address, , certificate] = line.split("|");
+    const [, , network, address, , certificate] = line.split("|");
     // the line's certificate is base64 DER without padding
     const der = Buffer.from(certificate!, "base64").toString("base64");
     const ca = `-----BEGIN CERTIFICATE-----\n${der.match(/.{1,64}/g)!.join("\n")}\n-----END CERTIFICATE-----\n`;
-    const session = connect(`https://${address}`, { ca, key: client.privateKeyPem, cert: client.certificatePem, servername: "localhost" });
+    const tls = { ca, key: client.privateKeyPem, cert: client.certificatePem, servername: "localhost" };
+    // a Unix socket's path (go-plugin's `unix` network) is connected to as node:tls takes it
+    const session =
+      network === "unix" ? connect("https://localhost", { ...tls, createConnection: () => tlsConnect({ ...tls, path: address!, ALPNProtocols: ["h2"] }) }) : connect(`https://${address}`, tls);
     try {
       await new Promise<void>((resolveConnect, reject) => {
         session.once("connect", () => resolveConnect());
@@ -80,7 +84,7 @@ async function measure([command, ...args]: ReadonlyArray<string>): Promise<Marks
       session.destroy();
     }
   } finally {
-    child.kill("SIGKILL");
+    child.kill("SIGTERM");
   }
   return marks as Marks;
 }

@@ -171,7 +171,7 @@ function signDetached(file: string, key: string): string {
 
 /**
  * Runs `executable` as terraform starts a provider and waits for go-plugin's handshake line
- * (`1|6|tcp|…|grpc|…`); throws with what it printed when it does not come within 20 s.
+ * (`1|6|unix|…|grpc|…`); throws with what it printed when it does not come within 20 s.
  */
 async function assertHandshake(executable: string): Promise<true> {
   return await new Promise<true>((resolveCheck, reject) => {
@@ -189,9 +189,10 @@ async function assertHandshake(executable: string): Promise<true> {
       stdout += chunk.toString();
       if (!stdout.includes("\n")) return;
       clearTimeout(timer);
-      child.kill("SIGKILL");
+      // SIGTERM: the provider removes its socket's directory as it exits
+      child.kill("SIGTERM");
       if (/^1\|6\|(tcp|unix)\|[^|]+\|grpc\|/.test(stdout)) resolveCheck(true);
-      else reject(new Error(`${executable} answered ${JSON.stringify(stdout.split("\n")[0])}: expected go-plugin's handshake line 1|6|tcp|ADDRESS|grpc|…`));
+      else reject(new Error(`${executable} answered ${JSON.stringify(stdout.split("\n")[0])}: expected go-plugin's handshake line 1|6|unix|PATH|grpc|… or 1|6|tcp|ADDRESS|grpc|…`));
     });
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     child.once("error", (error) => {

@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from "node:fs";
 import type { Http2Server, Http2Session, IncomingHttpHeaders, ServerHttp2Stream } from "node:http2";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Server as NetServer, Socket } from "node:net";
+import type { TLSSocket } from "node:tls";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 
 /** gRPC status codes the server answers with (as gRPC numbers them). */
 export const GRPC_STATUS = { OK: 0, INTERNAL: 13, UNIMPLEMENTED: 12, INVALID_ARGUMENT: 3 } as const;
@@ -42,11 +46,28 @@ export interface GrpcServerOptions {
   readonly tls?: { readonly key: string; readonly certificate: string; readonly clientCertificate: string };
   /** Called with a method's error before it is answered INTERNAL. */
   readonly onError?: (path: string, error: unknown) => void;
+  /**
+   * `unix`: a socket in a directory of its own (0700) under `socketDirectory`, as go-plugin's own
+   * servers listen on Linux and macOS; `tcp`: 127.0.0.1 on a free port (what go-plugin does on
+   * Windows). @default "unix", "tcp" on Windows
+   */
+  readonly network?: "unix" | "tcp";
+  /** Where the socket's directory is made (go-plugin's PLUGIN_UNIX_SOCKET_DIR). @default the system's temporary directory */
+  readonly socketDirectory?: string;
 }
 
-/** A running server. */
+/** Where a server listens, as go-plugin's handshake line names it. */
+export type ListenAddress = { readonly network: "unix"; readonly path: string } | { readonly network: "tcp"; readonly host: "127.0.0.1"; readonly port: number };
+
+/** A server listening: it accepts connections at once, and serves them from `start`. */
 export interface GrpcServer {
-  readonly port: number;
+  readonly address: ListenAddress;
+  /**
+   * Loads TLS and HTTP/2 and serves every connection, those accepted before included (they wait
+   * until then). Called once the handshake line is out, so that terraform does not wait for the
+   * loading before it reads where to connect.
+   */
+  start(): void;
   /** Ends the held streams, stops accepting connections and closes the open ones once their calls are answered. */
   close(): Promise<void>;
   /** Closes every connection now. */
@@ -54,13 +75,111 @@ export interface GrpcServer {
 }
 
 /**
+ * A path longer than this may not fit a socket address (108 bytes on Linux, 104 on macOS, with
+ * the terminating NUL): the server listens on TCP instead.
+ */
+const MAX_SOCKET_PATH = 100;
+
+/**
  * The slice of a gRPC server go-plugin and tfplugin6 need, on node:http2 directly: unary calls and
- * streams held open, on 127.0.0.1. A message is framed as one byte of compression flag (always 0:
- * the server announces no compression, so clients send none), a 4-byte big-endian length and the
- * protobuf bytes; the status travels in the trailers (`grpc-status`, `grpc-message`). Not in it:
- * compression, deadlines (`grpc-timeout` is ignored), streamed answers.
+ * streams held open, on a Unix socket of its own or 127.0.0.1. A message is framed as one byte of
+ * compression flag (always 0: the server announces no compression, so clients send none), a 4-byte
+ * big-endian length and the protobuf bytes; the status travels in the trailers (`grpc-status`,
+ * `grpc-message`). Not in it: compression, deadlines (`grpc-timeout` is ignored), streamed answers.
+ *
+ * Listening needs only node:net (which a V8 startup snapshot of the provider can hold); node:tls
+ * and node:http2 load in `start`. Connections are accepted paused and handed to the HTTP/2 server
+ * as they are, so the TLS handshake reads every byte the client sent.
  */
 export async function startGrpcServer(methods: ReadonlyMap<string, GrpcMethod>, options: GrpcServerOptions = {}): Promise<GrpcServer> {
+  const { createServer: createListener } = process.getBuiltinModule("node:net");
+  const listener = createListener({ pauseOnConnect: true });
+  let server: Http2Server | undefined;
+  let waiting: Socket[] | undefined = [];
+  listener.on("connection", (socket: Socket) => {
+    if (server !== undefined) server.emit("connection", socket);
+    else waiting?.push(socket);
+  });
+  const address = await listen(listener, options);
+  const sessions = new Set<Http2Session>();
+  const held = new Set<ServerHttp2Stream>();
+  const start = () => {
+    if (server !== undefined || waiting === undefined) return;
+    server = http2Server(methods, options, sessions, held);
+    const accepted = waiting;
+    waiting = [];
+    for (const socket of accepted) if (!socket.destroyed) server.emit("connection", socket);
+  };
+  const removeSocketDirectory = () => {
+    if (address.network === "unix") rmSync(dirname(address.path), { recursive: true, force: true });
+  };
+  process.on("exit", removeSocketDirectory);
+  const stopListening = (done?: () => void) => {
+    for (const socket of waiting ?? []) socket.destroy();
+    waiting = undefined;
+    process.off("exit", removeSocketDirectory);
+    listener.close(() => {
+      removeSocketDirectory();
+      done?.();
+    });
+  };
+  return {
+    address,
+    start,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const stream of held) if (!stream.closed) stream.end();
+        held.clear();
+        stopListening(resolve);
+        for (const session of sessions) session.close();
+      }),
+    destroy() {
+      for (const session of sessions) session.destroy();
+      stopListening();
+    },
+  };
+}
+
+/** Listens on a Unix socket in a new directory of its own, or on 127.0.0.1 (options.network, and when no socket can be made). */
+async function listen(listener: NetServer, options: GrpcServerOptions): Promise<ListenAddress> {
+  const network = options.network ?? (process.platform === "win32" ? "tcp" : "unix");
+  if (network === "unix") {
+    const path = socketPath(options.socketDirectory ?? tmpdir());
+    if (path !== undefined) {
+      try {
+        await listenOn(listener, { path });
+        return { network: "unix", path };
+      } catch {
+        rmSync(dirname(path), { recursive: true, force: true });
+      }
+    }
+  }
+  await listenOn(listener, { port: 0, host: "127.0.0.1" });
+  return { network: "tcp", host: "127.0.0.1", port: (listener.address() as AddressInfo).port };
+}
+
+/** A socket's path in a new directory (mode 0700) under `directory`, or undefined when none can be made or the path would be too long. */
+function socketPath(directory: string): string | undefined {
+  if (join(directory, "converge-plugin-XXXXXX", "plugin.sock").length > MAX_SOCKET_PATH) return undefined;
+  try {
+    return join(mkdtempSync(join(directory, "converge-plugin-")), "plugin.sock");
+  } catch {
+    return undefined;
+  }
+}
+
+function listenOn(listener: NetServer, where: { readonly path: string } | { readonly port: number; readonly host: string }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    listener.once("error", reject);
+    listener.listen(where, () => {
+      listener.off("error", reject);
+      resolve();
+    });
+  });
+}
+
+/** The HTTP/2 server of `methods`, without a listener of its own: connections are given to it. */
+function http2Server(methods: ReadonlyMap<string, GrpcMethod>, options: GrpcServerOptions, sessions: Set<Http2Session>, held: Set<ServerHttp2Stream>): Http2Server {
   // loaded here rather than imported: a V8 startup snapshot of the provider cannot hold node:http2's bindings
   const { createSecureServer, createServer } = process.getBuiltinModule("node:http2");
   const settings = { initialWindowSize: 4 * 1024 * 1024, maxConcurrentStreams: 1_000 };
@@ -68,15 +187,25 @@ export async function startGrpcServer(methods: ReadonlyMap<string, GrpcMethod>, 
     ? createSecureServer({
         key: options.tls.key,
         cert: options.tls.certificate,
-        ca: options.tls.clientCertificate,
+        // the client's certificate is checked below, not by a chain to it as a CA: giving one
+        // (`ca`) makes Node.js parse its ~150 bundled root certificates into the context, 15-20 ms
         requestCert: true,
-        rejectUnauthorized: true,
+        rejectUnauthorized: false,
         settings,
         maxSessionMemory: 1_000,
       })
     : createServer({ settings, maxSessionMemory: 1_000 });
-  const sessions = new Set<Http2Session>();
-  const held = new Set<ServerHttp2Stream>();
+  if (options.tls) {
+    const expected = certificateDer(options.tls.clientCertificate);
+    // node:http2's own listener makes a session of a connection: it is given only the accepted ones
+    const sessionOf = server.listeners("secureConnection");
+    if (sessionOf.length !== 1) throw new Error(`node:http2's secure server has ${sessionOf.length} secureConnection listeners: expected its one`);
+    server.removeAllListeners("secureConnection");
+    server.on("secureConnection", (socket: TLSSocket) => {
+      if (acceptsClient(socket, expected)) sessionOf[0]!.call(server, socket);
+      else socket.destroy();
+    });
+  }
   server.on("session", (session: Http2Session) => {
     sessions.add(session);
     session.once("close", () => sessions.delete(session));
@@ -108,27 +237,26 @@ export async function startGrpcServer(methods: ReadonlyMap<string, GrpcMethod>, 
       void answerUnary(stream, path, method, Buffer.concat(chunks), options.onError);
     });
   });
-  const port = await new Promise<number>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
-  return {
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const stream of held) if (!stream.closed) stream.end();
-        held.clear();
-        server.close(() => resolve());
-        for (const session of sessions) session.close();
-      }),
-    destroy() {
-      for (const session of sessions) session.destroy();
-      server.close();
-    },
-  };
+  return server;
+}
+
+/**
+ * Whether the client of `socket` is the one the server was told of: it sent exactly that
+ * certificate (DER, byte for byte), and the TLS handshake, which completed, proved it holds the
+ * certificate's private key (CertificateVerify). That is what go-plugin's mutual TLS asks of a
+ * plugin, which trusts terraform's self-signed certificate and nothing else: no other certificate,
+ * whoever signed it, and no connection without one.
+ */
+function acceptsClient(socket: TLSSocket, expected: Buffer): boolean {
+  const presented = socket.getPeerCertificate(false);
+  return presented !== null && typeof presented === "object" && Buffer.isBuffer(presented.raw) && presented.raw.equals(expected);
+}
+
+/** The DER bytes of a PEM certificate (the first one in the text). */
+function certificateDer(pem: string): Buffer {
+  const match = /-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----/.exec(pem);
+  if (match === null) throw new Error("the client certificate is not a PEM certificate (no BEGIN CERTIFICATE block)");
+  return Buffer.from(match[1]!.replace(/\s+/g, ""), "base64");
 }
 
 const RESPONSE_HEADERS = { ":status": 200, "content-type": "application/grpc+proto" };

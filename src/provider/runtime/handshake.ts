@@ -1,3 +1,5 @@
+import type { ListenAddress } from "./grpc-server.js";
+
 /**
  * go-plugin's handshake, as terraform runs a provider: it sets the magic cookie (so a plugin started
  * by hand refuses to run), the protocol versions it speaks and, for automatic mutual TLS, its client
@@ -32,10 +34,12 @@ export function checkHandshake(env: Readonly<Record<string, string | undefined>>
 }
 
 /**
- * The line that tells terraform where to connect: core protocol 1, plugin protocol 6, TCP address,
- * gRPC, and the server's certificate as base64 DER without padding (empty without TLS).
+ * The line that tells terraform where to connect: core protocol 1, plugin protocol 6, the network
+ * and address (`unix` and the socket's path, or `tcp` and 127.0.0.1:PORT), gRPC, and the server's
+ * certificate as base64 DER without padding (empty without TLS).
  */
-export function handshakeLine(port: number, serverCertificateDer: Buffer | undefined): string {
+export function handshakeLine(address: ListenAddress, serverCertificateDer: Buffer | undefined): string {
   const certificate = serverCertificateDer === undefined ? "" : serverCertificateDer.toString("base64").replace(/=+$/, "");
-  return `1|${PROTOCOL_VERSION}|tcp|127.0.0.1:${port}|grpc|${certificate}\n`;
+  const where = address.network === "unix" ? `unix|${address.path}` : `tcp|${address.host}:${address.port}`;
+  return `1|${PROTOCOL_VERSION}|${where}|grpc|${certificate}\n`;
 }

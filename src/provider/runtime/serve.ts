@@ -1,4 +1,4 @@
-import { closeSync } from "node:fs";
+import { closeSync, writeSync } from "node:fs";
 import { basename } from "node:path";
 import type { ConstantAnswers } from "./constant-answers.js";
 import { goPluginMethods } from "./go-plugin-services.js";
@@ -42,7 +42,7 @@ export interface ServeOptions {
  */
 export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<ServedProvider<P>>, options: ServeOptions = {}): Promise<void> {
   const env = options.env ?? process.env;
-  const stdout = options.stdout ?? process.stdout;
+  const stdout = options.stdout ?? DESCRIPTOR_1;
   const stderr = options.stderr ?? process.stderr;
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const handshake = checkHandshake(env, basename(process.argv[1] ?? "this program"));
@@ -81,6 +81,8 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
   const server = await startGrpcServer(methods, {
     tls: certificate === undefined ? undefined : { key: certificate.privateKeyPem, certificate: certificate.certificatePem, clientCertificate: handshake.clientCertificatePem! },
     onError: (path, error) => log.error(`${path.slice(path.lastIndexOf("/") + 1)} failed`, { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+    // go-plugin's own variable for where a plugin makes its socket
+    socketDirectory: env["PLUGIN_UNIX_SOCKET_DIR"] || undefined,
   });
   const shutdown = () => {
     log.debug("plugin shutting down");
@@ -91,8 +93,9 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
       exit(0);
     }, 2_000).unref();
   };
-  stdout.write(handshakeLine(server.port, certificate?.der));
-  log.debug("plugin listening", { address: `127.0.0.1:${server.port}`, tls: certificate !== undefined });
+  stdout.write(handshakeLine(server.address, certificate?.der));
+  server.start();
+  log.debug("plugin listening", { address: server.address.network === "unix" ? server.address.path : `127.0.0.1:${server.address.port}`, tls: certificate !== undefined });
   watchParent(log, () => exit(0));
 }
 
@@ -105,12 +108,28 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
  * while serving would be reused by the next connection.)
  */
 function releaseStdout(log: Logger): void {
-  process.stdout.write = ((chunk: string | Uint8Array) => {
-    log.debug("stdout", { text: typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8") });
-    return true;
-  }) as typeof process.stdout.write;
+  // a stream that logs stands in for process.stdout (which is never made on descriptor 1 before)
+  const { Writable } = process.getBuiltinModule("node:stream");
+  const logged = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      log.debug("stdout", { text: chunk.toString("utf8") });
+      done();
+    },
+  });
+  Object.defineProperty(process, "stdout", { configurable: true, enumerable: true, value: logged, writable: false });
   closeSync(1);
 }
+
+/**
+ * The process's stdout as the handshake line is written to it: descriptor 1 directly, not
+ * process.stdout, whose stream (node:net's or node:tty's) takes milliseconds to make before the line.
+ */
+const DESCRIPTOR_1 = {
+  write(text: string): void {
+    const bytes = Buffer.from(text, "utf8");
+    for (let written = 0; written < bytes.length; ) written += writeSync(1, bytes, written);
+  },
+};
 
 /**
  * The gRPC method of one RPC: its constant answer when there is one (its request is then empty), else

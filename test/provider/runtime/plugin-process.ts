@@ -28,7 +28,8 @@ const definitions = grpc.loadPackageDefinition(
 export interface PluginProcess {
   readonly child: ChildProcess;
   readonly handshake: string;
-  readonly port: number;
+  /** Where the plugin listens, as node:net's connect takes it (its Unix socket, or 127.0.0.1 and a port). */
+  readonly where: { readonly path: string } | { readonly host: string; readonly port: number };
   /** The server's certificate from the handshake, as PEM. */
   readonly serverCertificatePem: string;
   readonly clientCertificate: SelfSignedCertificate;
@@ -60,7 +61,8 @@ export async function startPlugin(env: Readonly<Record<string, string>> = {}, ex
     void exited.then((code) => reject(new Error(`the plugin exited with ${code} before its handshake; stderr: ${stderr}`)));
   });
   const fields = handshake.split("|");
-  const port = Number(fields[3]!.split(":")[1]);
+  const where = fields[2] === "unix" ? { path: fields[3]! } : { host: "127.0.0.1", port: Number(fields[3]!.split(":")[1]) };
+  const target = "path" in where ? `unix://${where.path}` : `127.0.0.1:${where.port}`;
   const der = Buffer.from(fields[5]!, "base64");
   const serverCertificatePem = `-----BEGIN CERTIFICATE-----\n${der.toString("base64").match(/.{1,64}/g)!.join("\n")}\n-----END CERTIFICATE-----\n`;
   const clients = new Map<string, grpc.Client>();
@@ -70,7 +72,7 @@ export async function startPlugin(env: Readonly<Record<string, string>> = {}, ex
     if (existing === undefined) {
       const Client = service === "Provider" ? definitions.tfplugin6.Provider : definitions.plugin[service];
       const credentials = grpc.credentials.createSsl(Buffer.from(serverCertificatePem), Buffer.from(certificate.privateKeyPem), Buffer.from(certificate.certificatePem));
-      existing = new Client(`127.0.0.1:${port}`, credentials, { "grpc.ssl_target_name_override": "localhost", "grpc.default_authority": "localhost" });
+      existing = new Client(target, credentials, { "grpc.ssl_target_name_override": "localhost", "grpc.default_authority": "localhost" });
       clients.set(key, existing);
     }
     return existing;
@@ -78,7 +80,7 @@ export async function startPlugin(env: Readonly<Record<string, string>> = {}, ex
   return {
     child,
     handshake,
-    port,
+    where,
     serverCertificatePem,
     clientCertificate,
     exited,
@@ -90,7 +92,7 @@ export async function startPlugin(env: Readonly<Record<string, string>> = {}, ex
     },
     kill() {
       for (const each of clients.values()) each.close();
-      child.kill("SIGKILL");
+      child.kill("SIGTERM");
     },
   };
 }

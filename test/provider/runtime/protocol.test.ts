@@ -2,9 +2,9 @@ import { spawn } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { once } from "node:events";
 import { connect } from "node:tls";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeMsgpack, encodeMsgpack, impliedType, types, UNKNOWN, type Schema } from "../../../src/provider/runtime/index.js";
 import { selfSignedCertificate, type SelfSignedCertificate } from "../../../src/provider/runtime/self-signed-certificate.js";
@@ -62,8 +62,11 @@ afterAll(() => {
 });
 
 describe("handshake", () => {
-  it("prints one line: core protocol 1, protocol 6, a loopback TCP address, grpc and its certificate as unpadded base64 DER", () => {
-    expect(plugin.handshake).toMatch(/^1\|6\|tcp\|127\.0\.0\.1:\d+\|grpc\|[A-Za-z0-9+/]+$/);
+  it("prints one line: core protocol 1, protocol 6, a Unix socket in a directory of its own, grpc and its certificate as unpadded base64 DER", () => {
+    expect(plugin.handshake).toMatch(/^1\|6\|unix\|[^|]+\/converge-plugin-[A-Za-z0-9]{6}\/plugin\.sock\|grpc\|[A-Za-z0-9+/]+$/);
+    const directory = dirname((plugin.where as { path: string }).path);
+    expect(statSync(directory).mode & 0o777).toBe(0o700);
+    expect(statSync(join(directory, "plugin.sock")).isSocket()).toBe(true);
     const certificate = new X509Certificate(plugin.serverCertificatePem);
     expect(certificate.subjectAltName).toContain("DNS:localhost");
     expect(certificate.ca).toBe(true);
@@ -87,9 +90,9 @@ describe("handshake", () => {
 
   it("rejects a client whose certificate is not the one terraform gave it", async () => {
     /** How a TLS connection with this client certificate ends: "accepted" once the server answers, else the TLS error or "closed". */
-    const handshakeWith = (certificate: SelfSignedCertificate) =>
+    const handshakeWith = (certificate: SelfSignedCertificate | undefined) =>
       new Promise<string>((resolveOutcome) => {
-        const socket = connect({ host: "127.0.0.1", port: plugin.port, servername: "localhost", ca: plugin.serverCertificatePem, key: certificate.privateKeyPem, cert: certificate.certificatePem, ALPNProtocols: ["h2"] });
+        const socket = connect({ ...plugin.where, servername: "localhost", ca: plugin.serverCertificatePem, ...(certificate === undefined ? {} : { key: certificate.privateKeyPem, cert: certificate.certificatePem }), ALPNProtocols: ["h2"] });
         socket.once("error", (error) => resolveOutcome(error.message));
         socket.once("close", () => resolveOutcome("closed"));
         socket.once("secureConnect", () => socket.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"));
@@ -98,7 +101,10 @@ describe("handshake", () => {
           socket.destroy();
         });
       });
+    // another certificate of the same subject and usage, made as terraform makes its own, is refused
     await expect(handshakeWith(selfSignedCertificate())).resolves.toMatch(/^closed$|alert unknown ca|certificate/);
+    // nor one without a certificate at all
+    await expect(handshakeWith(undefined)).resolves.toMatch(/^closed$|certificate/);
     await expect(handshakeWith(plugin.clientCertificate)).resolves.toBe("accepted");
   });
 
@@ -430,6 +436,23 @@ describe("shutdown", () => {
     const lines = own.stderr().trim().split("\n").map((line) => JSON.parse(line) as Record<string, string>);
     expect(lines.map((line) => line["@message"])).toContain("terraform asked the plugin to shut down");
     for (const line of lines) expect(line["@timestamp"]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    // its socket goes with it, and the directory made for it
+    expect(existsSync(dirname((own.where as { path: string }).path))).toBe(false);
+  });
+
+  it("removes its socket's directory when it is terminated (SIGTERM), and makes it where PLUGIN_UNIX_SOCKET_DIR says", async () => {
+    const socketDirectory = mkdtempSync(join(tmpdir(), "converge-socket-dir-"));
+    try {
+      const own = await startPlugin({ PLUGIN_UNIX_SOCKET_DIR: socketDirectory });
+      const path = (own.where as { path: string }).path;
+      expect(dirname(dirname(path))).toBe(socketDirectory);
+      await expect(own.call("GetMetadata", {})).resolves.toBeDefined();
+      own.child.kill("SIGTERM");
+      await own.exited;
+      expect(readdirSync(socketDirectory)).toEqual([]);
+    } finally {
+      rmSync(socketDirectory, { recursive: true, force: true });
+    }
   });
 
   it("holds go-plugin's stdio stream open, silent, after the client's request, and ends it with status OK at Shutdown", async () => {
