@@ -28,5 +28,9 @@ function serve(): void {
 // handshake line); node:tls and node:http2 hold bindings a snapshot cannot serialize.
 if (startupSnapshot.isBuildingSnapshot()) {
   process.getBuiltinModule("node:net");
+  // what every process but the first of a command loads anyway: its module state (zod, the kinds'
+  // documents and schemas, the codecs) comes made from the snapshot; the clients and the engine
+  // cannot come with it (undici holds node:http's bindings) and load at ConfigureProvider
+  void Promise.all([import("./provider-schemas.js"), import("./runtime/index.js"), import("./runtime/provider-service.js"), import("./converge-validation.js")]);
   startupSnapshot.setDeserializeMainFunction(serve);
 } else serve();

@@ -74,13 +74,13 @@ describe.skipIf(skipReason !== undefined)("the linux_arm64 release under qemu-aa
     expect(elfMachine(executable)).toBe(183);
   });
 
-  it("answers go-plugin's handshake as terraform starts it: protocol 6 over TCP with its server certificate", async () => {
+  it("answers go-plugin's handshake as terraform starts it: protocol 6 on a Unix socket with its server certificate", async () => {
     const client = selfSignedCertificate({ organization: "terraform" });
     const seen = await firstLine(wrapper, client.certificatePem, QEMU_HANDSHAKE_TIMEOUT_MS);
     console.info(`linux_arm64 under qemu: handshake line after ${Math.round(seen.ms)} ms: ${seen.line.slice(0, 48)}…`);
     const fields = seen.line.split("|");
-    expect(fields.slice(0, 3)).toEqual(["1", "6", "tcp"]);
-    expect(fields[3]).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect(fields.slice(0, 3)).toEqual(["1", "6", "unix"]);
+    expect(fields[3]).toMatch(/\/converge-plugin-[A-Za-z0-9]{6}\/plugin\.sock$/);
     expect(fields[4]).toBe("grpc");
     const certificate = new X509Certificate(Buffer.from(fields[5] ?? "", "base64"));
     expect(certificate.checkHost("localhost")).toBe("localhost");

@@ -94,7 +94,7 @@ export function firstLine(command: string, clientCertificatePem: string, timeout
       const end = stdout.indexOf("\n");
       if (end < 0 || seen) return;
       seen = { line: stdout.slice(0, end), ms: performance.now() - started };
-      child.kill("SIGKILL");
+      child.kill("SIGTERM");
     });
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
     child.once("error", (error) => {
