@@ -85,9 +85,10 @@ describe("the packed package", { timeout: TIMEOUT_MS }, () => {
         });
         child.once("exit", (code) => reject(new Error(`the provider exited ${code} before its handshake line`)));
       });
-      expect(line).toMatch(/^1\|6\|tcp\|127\.0\.0\.1:\d+\|grpc\|$/);
+      expect(line).toMatch(/^1\|6\|unix\|[^|]+\/converge-plugin-[A-Za-z0-9]{6}\/plugin\.sock\|grpc\|$/);
     } finally {
-      child.kill("SIGKILL");
+      // SIGTERM: the provider removes its socket's directory as it exits
+      child.kill("SIGTERM");
     }
   });
 

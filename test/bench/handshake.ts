@@ -22,7 +22,7 @@ export function handshakeMs([command, ...args]: ReadonlyArray<string>): Promise<
     let elapsed: number | undefined;
     child.stdout.once("data", () => {
       elapsed = performance.now() - started;
-      child.kill("SIGKILL");
+      child.kill("SIGTERM");
     });
     child.once("error", reject);
     // after stdout has closed too, so that a line printed just before exiting still counts

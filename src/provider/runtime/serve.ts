@@ -31,13 +31,15 @@ export interface ServeOptions {
 
 /**
  * Runs a provider as terraform's plugin: checks the go-plugin handshake (refusing to run when
- * terraform did not start it), listens on 127.0.0.1 with mutual TLS that accepts terraform's
- * certificate only, prints the handshake line, and serves tfplugin6's `Provider` until terraform
- * calls Shutdown or goes away. Logs go to stderr as hclog JSON lines.
+ * terraform did not start it), listens on a Unix socket of its own (127.0.0.1 on Windows) with
+ * mutual TLS that accepts terraform's certificate only, prints the handshake line, and serves
+ * tfplugin6's `Provider` until terraform calls Shutdown or goes away. Logs go to stderr as hclog
+ * JSON lines.
  *
- * Only what the handshake needs runs before its line, and nothing after it: `load`, the protocol's
- * codecs and the handlers are loaded on the first call that needs them, so that neither terraform's
- * start of the plugin nor its TLS handshake waits for them. Pass
+ * Only what the handshake needs runs before its line, and after it only what terraform's TLS
+ * handshake needs (node:tls and node:http2): `load`, the protocol's codecs and the handlers are
+ * loaded on the first call that needs them, so that neither terraform's start of the plugin nor its
+ * TLS handshake waits for them. Pass
  * `() => import("./my-provider.js").then((m) => m.provider)`.
  */
 export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<ServedProvider<P>>, options: ServeOptions = {}): Promise<void> {
@@ -93,10 +95,11 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
       exit(0);
     }, 2_000).unref();
   };
+  // before the line: from then on terraform may stop the plugin, and its socket's directory goes with it
+  watchParent(log, () => exit(0));
   stdout.write(handshakeLine(server.address, certificate?.der));
   server.start();
   log.debug("plugin listening", { address: server.address.network === "unix" ? server.address.path : `127.0.0.1:${server.address.port}`, tls: certificate !== undefined });
-  watchParent(log, () => exit(0));
 }
 
 /**

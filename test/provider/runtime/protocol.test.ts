@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { once } from "node:events";
 import { connect } from "node:tls";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -438,6 +438,27 @@ describe("shutdown", () => {
     for (const line of lines) expect(line["@timestamp"]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     // its socket goes with it, and the directory made for it
     expect(existsSync(dirname((own.where as { path: string }).path))).toBe(false);
+  });
+
+  it("listens on 127.0.0.1 instead when its socket's path would not fit a socket address, or its directory cannot be made", async () => {
+    const deep = mkdtempSync(join(tmpdir(), "converge-socket-dir-"));
+    try {
+      const long = join(deep, "d".repeat(100 - deep.length));
+      mkdirSync(long);
+      for (const socketDirectory of [long, join(deep, "missing", "directory")]) {
+        const own = await startPlugin({ PLUGIN_UNIX_SOCKET_DIR: socketDirectory });
+        try {
+          expect(own.handshake).toMatch(/^1\|6\|tcp\|127\.0\.0\.1:\d+\|grpc\|/);
+          await expect(own.call("GetMetadata", {})).resolves.toBeDefined();
+        } finally {
+          own.kill();
+          await own.exited;
+        }
+      }
+      expect(readdirSync(long)).toEqual([]);
+    } finally {
+      rmSync(deep, { recursive: true, force: true });
+    }
   });
 
   it("removes its socket's directory when it is terminated (SIGTERM), and makes it where PLUGIN_UNIX_SOCKET_DIR says", async () => {
