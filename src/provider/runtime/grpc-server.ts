@@ -3,7 +3,7 @@ import type { Http2Server, Http2Session, IncomingHttpHeaders, ServerHttp2Stream 
 import type { AddressInfo, Server as NetServer, Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 /** gRPC status codes the server answers with (as gRPC numbers them). */
 export const GRPC_STATUS = { OK: 0, INTERNAL: 13, UNIMPLEMENTED: 12, INVALID_ARGUMENT: 3 } as const;
@@ -158,11 +158,16 @@ async function listen(listener: NetServer, options: GrpcServerOptions): Promise<
   return { network: "tcp", host: "127.0.0.1", port: (listener.address() as AddressInfo).port };
 }
 
-/** A socket's path in a new directory (mode 0700) under `directory`, or undefined when none can be made or the path would be too long. */
+/**
+ * A socket's path in a new directory (mode 0700) under `directory` (made absolute), or undefined
+ * when none can be made, the path would be too long, or it holds a character the handshake line
+ * cannot carry (its fields are separated by `|`, and it ends at a line break).
+ */
 function socketPath(directory: string): string | undefined {
-  if (join(directory, "converge-plugin-XXXXXX", "plugin.sock").length > MAX_SOCKET_PATH) return undefined;
+  const planned = join(resolve(directory), "converge-plugin-XXXXXX", "plugin.sock");
+  if (planned.length > MAX_SOCKET_PATH || /[|\p{Cc}]/u.test(planned)) return undefined;
   try {
-    return join(mkdtempSync(join(directory, "converge-plugin-")), "plugin.sock");
+    return join(mkdtempSync(join(resolve(directory), "converge-plugin-")), "plugin.sock");
   } catch {
     return undefined;
   }

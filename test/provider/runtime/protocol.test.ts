@@ -440,12 +440,15 @@ describe("shutdown", () => {
     expect(existsSync(dirname((own.where as { path: string }).path))).toBe(false);
   });
 
-  it("listens on 127.0.0.1 instead when its socket's path would not fit a socket address, or its directory cannot be made", async () => {
+  it("listens on 127.0.0.1 instead when its socket's path would not fit a socket address or the handshake line, or its directory cannot be made", async () => {
     const deep = mkdtempSync(join(tmpdir(), "converge-socket-dir-"));
     try {
       const long = join(deep, "d".repeat(100 - deep.length));
       mkdirSync(long);
-      for (const socketDirectory of [long, join(deep, "missing", "directory")]) {
+      // a `|` would split the handshake line's fields
+      const piped = join(deep, "a|b");
+      mkdirSync(piped);
+      for (const socketDirectory of [long, join(deep, "missing", "directory"), piped]) {
         const own = await startPlugin({ PLUGIN_UNIX_SOCKET_DIR: socketDirectory });
         try {
           expect(own.handshake).toMatch(/^1\|6\|tcp\|127\.0\.0\.1:\d+\|grpc\|/);
@@ -456,6 +459,7 @@ describe("shutdown", () => {
         }
       }
       expect(readdirSync(long)).toEqual([]);
+      expect(readdirSync(piped)).toEqual([]);
     } finally {
       rmSync(deep, { recursive: true, force: true });
     }
