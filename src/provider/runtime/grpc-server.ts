@@ -43,7 +43,8 @@ export type GrpcMethod = UnaryMethod | HeldStreamMethod;
 
 /** Where the server listens and how: TLS that accepts exactly the client certificate given, or none. */
 export interface GrpcServerOptions {
-  readonly tls?: { readonly key: string; readonly certificate: string; readonly clientCertificate: string };
+  /** The server's key and certificate (PEM), and the one client certificate it accepts (DER). */
+  readonly tls?: { readonly key: string; readonly certificate: string; readonly clientCertificateDer: Buffer };
   /** Called with a method's error before it is answered INTERNAL. */
   readonly onError?: (path: string, error: unknown) => void;
   /**
@@ -58,6 +59,11 @@ export interface GrpcServerOptions {
 
 /** Where a server listens, as go-plugin's handshake line names it. */
 export type ListenAddress = { readonly network: "unix"; readonly path: string } | { readonly network: "tcp"; readonly host: "127.0.0.1"; readonly port: number };
+
+/** The address as the handshake line's address field writes it: the socket's path, or HOST:PORT. */
+export function listenAddressText(address: ListenAddress): string {
+  return address.network === "unix" ? address.path : `${address.host}:${address.port}`;
+}
 
 /** A server listening: it accepts connections at once, and serves them from `start`. */
 export interface GrpcServer {
@@ -164,10 +170,11 @@ async function listen(listener: NetServer, options: GrpcServerOptions): Promise<
  * cannot carry (its fields are separated by `|`, and it ends at a line break).
  */
 function socketPath(directory: string): string | undefined {
-  const planned = join(resolve(directory), "converge-plugin-XXXXXX", "plugin.sock");
+  const prefix = join(resolve(directory), "converge-plugin-");
+  const planned = join(`${prefix}XXXXXX`, "plugin.sock");
   if (planned.length > MAX_SOCKET_PATH || /[|\p{Cc}]/u.test(planned)) return undefined;
   try {
-    return join(mkdtempSync(join(resolve(directory), "converge-plugin-")), "plugin.sock");
+    return join(mkdtempSync(prefix), "plugin.sock");
   } catch {
     return undefined;
   }
@@ -201,7 +208,7 @@ function http2Server(methods: ReadonlyMap<string, GrpcMethod>, options: GrpcServ
       })
     : createServer({ settings, maxSessionMemory: 1_000 });
   if (options.tls) {
-    const expected = certificateDer(options.tls.clientCertificate);
+    const expected = options.tls.clientCertificateDer;
     // node:http2's own listener makes a session of a connection: it is given only the accepted ones
     const sessionOf = server.listeners("secureConnection");
     if (sessionOf.length !== 1) throw new Error(`node:http2's secure server has ${sessionOf.length} secureConnection listeners: expected its one`);
@@ -253,15 +260,7 @@ function http2Server(methods: ReadonlyMap<string, GrpcMethod>, options: GrpcServ
  * whoever signed it, and no connection without one.
  */
 function acceptsClient(socket: TLSSocket, expected: Buffer): boolean {
-  const presented = socket.getPeerCertificate(false);
-  return presented !== null && typeof presented === "object" && Buffer.isBuffer(presented.raw) && presented.raw.equals(expected);
-}
-
-/** The DER bytes of a PEM certificate (the first one in the text). */
-function certificateDer(pem: string): Buffer {
-  const match = /-----BEGIN CERTIFICATE-----([A-Za-z0-9+/=\s]+)-----END CERTIFICATE-----/.exec(pem);
-  if (match === null) throw new Error("the client certificate is not a PEM certificate (no BEGIN CERTIFICATE block)");
-  return Buffer.from(match[1]!.replace(/\s+/g, ""), "base64");
+  return socket.getPeerX509Certificate()?.raw.equals(expected) === true;
 }
 
 const RESPONSE_HEADERS = { ":status": 200, "content-type": "application/grpc+proto" };

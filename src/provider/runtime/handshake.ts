@@ -1,4 +1,5 @@
-import type { ListenAddress } from "./grpc-server.js";
+import { X509Certificate } from "node:crypto";
+import { listenAddressText, type ListenAddress } from "./grpc-server.js";
 
 /**
  * go-plugin's handshake, as terraform runs a provider: it sets the magic cookie (so a plugin started
@@ -11,7 +12,11 @@ export const MAGIC_COOKIE_VALUE = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a
 export const PROTOCOL_VERSION = 6;
 
 export type HandshakeCheck =
-  | { readonly ok: true; /** terraform's client certificate (PEM), when it asks for mutual TLS. */ readonly clientCertificatePem: string | undefined }
+  | {
+      readonly ok: true;
+      /** terraform's client certificate (DER, read from the PEM it passes), when it asks for mutual TLS. */
+      readonly clientCertificateDer: Buffer | undefined;
+    }
   | { readonly ok: false; readonly message: string };
 
 export function checkHandshake(env: Readonly<Record<string, string | undefined>>, program: string): HandshakeCheck {
@@ -29,8 +34,16 @@ export function checkHandshake(env: Readonly<Record<string, string | undefined>>
       message: `${program} speaks plugin protocol ${PROTOCOL_VERSION}, which this terraform does not offer (PLUGIN_PROTOCOL_VERSIONS is ${JSON.stringify(env["PLUGIN_PROTOCOL_VERSIONS"] ?? "")}): expected terraform 1.0 or later`,
     };
   }
-  const certificate = env["PLUGIN_CLIENT_CERT"];
-  return { ok: true, clientCertificatePem: certificate === undefined || certificate === "" ? undefined : certificate };
+  const pem = env["PLUGIN_CLIENT_CERT"];
+  if (pem === undefined || pem === "") return { ok: true, clientCertificateDer: undefined };
+  try {
+    return { ok: true, clientCertificateDer: new X509Certificate(pem).raw };
+  } catch (error) {
+    return {
+      ok: false,
+      message: `${program} was given a PLUGIN_CLIENT_CERT that is not a certificate (${pem.length} characters; ${(error as Error).message}): expected the PEM certificate terraform passes for mutual TLS`,
+    };
+  }
 }
 
 /**
@@ -40,6 +53,5 @@ export function checkHandshake(env: Readonly<Record<string, string | undefined>>
  */
 export function handshakeLine(address: ListenAddress, serverCertificateDer: Buffer | undefined): string {
   const certificate = serverCertificateDer === undefined ? "" : serverCertificateDer.toString("base64").replace(/=+$/, "");
-  const where = address.network === "unix" ? `unix|${address.path}` : `tcp|${address.host}:${address.port}`;
-  return `1|${PROTOCOL_VERSION}|${where}|grpc|${certificate}\n`;
+  return `1|${PROTOCOL_VERSION}|${address.network}|${listenAddressText(address)}|grpc|${certificate}\n`;
 }

@@ -2,7 +2,7 @@ import { closeSync, writeSync } from "node:fs";
 import { basename } from "node:path";
 import type { ConstantAnswers } from "./constant-answers.js";
 import { goPluginMethods } from "./go-plugin-services.js";
-import { startGrpcServer, type UnaryMethod } from "./grpc-server.js";
+import { listenAddressText, startGrpcServer, type UnaryMethod } from "./grpc-server.js";
 import { checkHandshake, handshakeLine } from "./handshake.js";
 import { hclogLogger, logLevelFromEnvironment, type Logger } from "./hclog.js";
 import { watchParent } from "./parent-watch.js";
@@ -57,7 +57,9 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
   const log = hclogLogger((line) => stderr.write(line), level);
   // each answer's time at trace level (test/bench/provider-breakdown.ts reads them from terraform's log)
   const answered = level === "trace" ? (rpc: ProviderRpc, ms: number) => log.trace("rpc answered", { rpc, ms: Number(ms.toFixed(3)) }) : undefined;
-  const certificate = handshake.clientCertificatePem === undefined ? undefined : selfSignedCertificate({ organization: options.certificateOrganization });
+  // mutual TLS when terraform gave its certificate: the plugin's own, made for this process, and terraform's
+  const tls =
+    handshake.clientCertificateDer === undefined ? undefined : { own: selfSignedCertificate({ organization: options.certificateOrganization }), terraform: handshake.clientCertificateDer };
   const protocol = loadProtocol();
 
   let handlers: Promise<ProviderHandlers> | undefined;
@@ -79,9 +81,9 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
     methods.set(method.path, providerMethod(name, method, protocol, startedHandlers, constantAnswers, answered));
   }
 
-  if (certificate === undefined) log.warn("PLUGIN_CLIENT_CERT is not set: serving without TLS, as go-plugin does");
+  if (tls === undefined) log.warn("PLUGIN_CLIENT_CERT is not set: serving without TLS, as go-plugin does");
   const server = await startGrpcServer(methods, {
-    tls: certificate === undefined ? undefined : { key: certificate.privateKeyPem, certificate: certificate.certificatePem, clientCertificate: handshake.clientCertificatePem! },
+    tls: tls === undefined ? undefined : { key: tls.own.privateKeyPem, certificate: tls.own.certificatePem, clientCertificateDer: tls.terraform },
     onError: (path, error) => log.error(`${path.slice(path.lastIndexOf("/") + 1)} failed`, { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
     // go-plugin's own variable for where a plugin makes its socket
     socketDirectory: env["PLUGIN_UNIX_SOCKET_DIR"] || undefined,
@@ -97,9 +99,9 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
   };
   // before the line: from then on terraform may stop the plugin, and its socket's directory goes with it
   watchParent(log, () => exit(0));
-  stdout.write(handshakeLine(server.address, certificate?.der));
+  stdout.write(handshakeLine(server.address, tls?.own.der));
   server.start();
-  log.debug("plugin listening", { address: server.address.network === "unix" ? server.address.path : `127.0.0.1:${server.address.port}`, tls: certificate !== undefined });
+  log.debug("plugin listening", { network: server.address.network, address: listenAddressText(server.address), tls: tls !== undefined });
 }
 
 /**

@@ -88,6 +88,16 @@ describe("handshake", () => {
     expect(result.stderr).toContain('PLUGIN_PROTOCOL_VERSIONS is "4,5"');
   });
 
+  it("refuses to run when PLUGIN_CLIENT_CERT is not a certificate, before any handshake line", async () => {
+    const result = await runProcess(process.execPath, [TOY_PROVIDER], {
+      env: { PATH: process.env["PATH"] ?? "", ...MAGIC_COOKIE, PLUGIN_PROTOCOL_VERSIONS: "6", PLUGIN_CLIENT_CERT: "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n" },
+      timeoutMs: 10_000,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain("PLUGIN_CLIENT_CERT that is not a certificate (79 characters;");
+  });
+
   it("rejects a client whose certificate is not the one terraform gave it", async () => {
     /** How a TLS connection with this client certificate ends: "accepted" once the server answers, else the TLS error or "closed". */
     const handshakeWith = (certificate: SelfSignedCertificate | undefined) =>
