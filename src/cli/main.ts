@@ -204,9 +204,9 @@ providerCommand
   .option("--sign-with <key>", "a gpg key (id, fingerprint or e-mail) to sign SHA256SUMS with")
   .option("--platforms <list>", "comma-separated terraform platforms to build (linux_amd64, linux_arm64, darwin_amd64, windows_amd64)", "linux_amd64")
   .option("--no-code-cache", "leave V8's code cache out of this machine's executables (slower start)")
-  .option("--snapshot", "start this machine's provider executable from a V8 startup snapshot (faster start; not the same bytes from one build to the next)")
+  .option("--no-snapshot", "start this machine's provider executable with V8's code cache instead of a V8 startup snapshot (slower start)")
   .option("--source-date-epoch <seconds>", "the archive entries' time, seconds since 1970 UTC (default: $SOURCE_DATE_EPOCH, else 946684800, 2000-01-01)")
-  .action(async (options: { out?: string; signWith?: string; platforms: string; codeCache: boolean; snapshot?: boolean; sourceDateEpoch?: string }) => {
+  .action(async (options: { out?: string; signWith?: string; platforms: string; codeCache: boolean; snapshot: boolean; sourceDateEpoch?: string }) => {
     const { providerPackageCommand } = await import("./commands/provider-package-command.js");
     process.exitCode = await providerPackageCommand(options);
   });

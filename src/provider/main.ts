@@ -32,5 +32,9 @@ if (startupSnapshot.isBuildingSnapshot()) {
   // documents and schemas, the codecs) comes made from the snapshot; the clients and the engine
   // cannot come with it (undici holds node:http's bindings) and load at ConfigureProvider
   void Promise.all([import("./provider-schemas.js"), import("./runtime/index.js"), import("./runtime/provider-service.js"), import("./converge-validation.js")]);
+  // the builder's process ID is the one fact of the build's own process left in the heap (Node.js
+  // sets the running process's again when the snapshot is deserialized): without it, the same
+  // bundle gives the same snapshot, byte for byte
+  startupSnapshot.addSerializeCallback(() => Object.defineProperty(process, "pid", { value: 0 }));
   startupSnapshot.setDeserializeMainFunction(serve);
 } else serve();

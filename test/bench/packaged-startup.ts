@@ -10,8 +10,8 @@ import { handshakeMs } from "./handshake.js";
  * The handshake (start to go-plugin's line on stdout, as terraform starts a provider) of converge's
  * provider in each form, in rounds of one start of each (RUNS rounds): the development wrapper's
  * Node.js on the compiled provider, Node.js 26 on the release's bundle, and the single executable
- * without anything, with V8's code cache (these two built here from the same bundle) and with a V8
- * startup snapshot (the release's).
+ * without anything, with V8's code cache (these two built here from the same bundle, as
+ * `--no-code-cache --no-snapshot` and `--no-snapshot` build it) and with a V8 startup snapshot (the release's).
  * `node dist/test/bench/packaged-startup.js RELEASE_DIR [RUNS]` after `converge provider package --out RELEASE_DIR`.
  */
 const ROOT = resolve(import.meta.dirname, "../../..");
@@ -39,15 +39,15 @@ async function measureInterleaved(forms: ReadonlyArray<{ readonly what: string; 
 const node26 = seaNodeBinary(RELEASE_PLATFORMS[0]!, releaseCacheDir());
 const scratch = mkdtempSync(join(tmpdir(), "converge-startup-"));
 try {
-  const build = (name: string, codeCache: boolean, snapshot = false) => buildSeaExecutable({ builder: node26, target: strippedNodeBinary(node26).binary, bundle, output: join(scratch, name), configFile: join(scratch, `${name}.json`), codeCache, snapshot });
-  const [withoutCache, withSnapshot] = [build("no-code-cache", false), build("snapshot", false, true)];
+  const build = (name: string, codeCache: boolean) => buildSeaExecutable({ builder: node26, target: strippedNodeBinary(node26).binary, bundle, output: join(scratch, name), configFile: join(scratch, `${name}.json`), codeCache });
+  const [withoutCache, withCache] = [build("no-code-cache", false), build("code-cache", true)];
   await measureInterleaved([
     { what: "node 26 printing a line (the floor)", command: node26, args: ["-e", "console.log(1)"] },
     { what: "development wrapper: this Node.js on dist/src/provider/main.js", command: process.execPath, args: [join(ROOT, "dist/src/provider/main.js")] },
     { what: "node 26 on the release's bundle", command: node26, args: [bundle] },
     { what: "single executable without code cache", command: withoutCache.file },
-    { what: "single executable with code cache (the release's)", command: executable },
-    { what: "single executable with a startup snapshot (--snapshot)", command: withSnapshot.file },
+    { what: "single executable with code cache (--no-snapshot)", command: withCache.file },
+    { what: "single executable with a startup snapshot (the release's)", command: executable },
   ]);
 } finally {
   rmSync(scratch, { recursive: true, force: true });

@@ -17,8 +17,8 @@ export interface ProviderPackageFlags {
   readonly platforms: string;
   /** false with --no-code-cache. */
   readonly codeCache: boolean;
-  /** --snapshot: the host's provider from a V8 startup snapshot (not reproducible). */
-  readonly snapshot?: boolean;
+  /** false with --no-snapshot: the host's provider with the code cache instead of a V8 startup snapshot. */
+  readonly snapshot: boolean;
   /** --source-date-epoch: seconds since 1970 UTC, as typed. */
   readonly sourceDateEpoch?: string;
 }
@@ -40,7 +40,7 @@ export async function providerPackageCommand(flags: ProviderPackageFlags): Promi
       signWith: flags.signWith,
       hostPlatform: terraformPlatform(),
       codeCache: flags.codeCache,
-      snapshot: flags.snapshot === true,
+      snapshot: flags.snapshot,
       sourceDateEpoch: epoch,
     });
   } catch (error) {
@@ -57,7 +57,7 @@ function describeRelease(release: ProviderRelease): string {
   return [
     `packaged converge ${release.version} in ${release.outDir}: Node.js ${release.nodeVersion} single executables of the provider (a ${mb(release.bundle.bytes)} bundle of ${release.bundle.inputs} files) and of the CLI (${mb(release.cliBundle.bytes)}, ${release.cliBundle.inputs} files); archive times ${new Date(release.sourceDateEpoch * 1000).toISOString()} (UTC)`,
     ...release.platforms.map((platform) => [
-      `  ${platform.platform}: Node.js ${platform.stripped ? "stripped" : platform.stripMissing ? `not stripped (no ${platform.stripMissing} here)` : "not stripped"}${platform.snapshot ? ", provider from a V8 startup snapshot" : ""}${platform.codeCache ? ", with code cache" : ""}`,
+      `  ${platform.platform}: Node.js ${platform.stripped ? "stripped" : platform.stripMissing ? `not stripped (no ${platform.stripMissing} here)` : "not stripped"}${platform.snapshot ? ", provider from a V8 startup snapshot" : ""}${platform.codeCache ? (platform.snapshot ? ", CLI with code cache" : ", with code cache") : ""}`,
       `    provider: executable ${mb(platform.executableBytes)}, zip ${mb(platform.zipBytes)}, ${verification(platform, "handshake")}`,
       `      ${platform.zip}`,
       `      ${platform.hashes.join(" ")}`,

@@ -28,9 +28,9 @@ export interface PackageProviderOptions {
   /** A gpg key (id, fingerprint or e-mail) to sign SHA256SUMS with; no signature without it. */
   readonly signWith?: string | undefined;
   /** Build the packaging machine's executables with V8's code cache (faster start; reproducible too, see buildSeaExecutable). */
-  /** Start the packaging machine's provider from a V8 startup snapshot instead (faster start; not byte-reproducible, so not by default). */
-  readonly snapshot?: boolean;
   readonly codeCache: boolean;
+  /** Start the packaging machine's provider from a V8 startup snapshot instead of the code cache (faster still; as reproducible). */
+  readonly snapshot: boolean;
   /** terraform's name of the machine packaging, whose executables are built with a code cache and run once to check them. */
   readonly hostPlatform: string;
   /** The time of every archive entry, in seconds since 1970 UTC (SOURCE_DATE_EPOCH; source-date-epoch.ts). */
@@ -52,7 +52,7 @@ export interface PackagedExecutable {
 export interface PackagedPlatform extends PackagedExecutable {
   readonly platform: string;
   readonly codeCache: boolean;
-  /** Whether the provider starts from a V8 startup snapshot (`--snapshot`, the packaging machine's own platform). */
+  /** Whether the provider starts from a V8 startup snapshot (the packaging machine's own platform, unless `--no-snapshot`). */
   readonly snapshot: boolean;
   /** Whether its Node.js was stripped of symbols first (when a strip for the platform is installed: ReleasePlatform.stripTools). */
   readonly stripped: boolean;
@@ -119,7 +119,7 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
       buildSeaExecutable({ builder, target: target.binary, bundle: bundleFile, output: join(executableDir, name), configFile: join(buildDir, `sea-config-${platform.name}.json`), codeCache, snapshot });
 
     const name = executableName(options.version, platform.executableSuffix);
-    const executable = build(bundle.file, name, options.snapshot === true && native);
+    const executable = build(bundle.file, name, options.snapshot && native);
     const verified = platform.name === options.hostPlatform ? await assertHandshake(executable.file) : false;
     const zip = join(outDir, releaseZipName(options.version, platform.name));
     await writeReleaseZip({ executable: executable.file, name, output: zip, epoch: options.sourceDateEpoch });

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { basename, dirname, resolve } from "node:path";
+import { chmodSync, copyFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 
 /** What `buildSeaExecutable` made. */
 export interface SeaExecutable {
@@ -21,19 +21,40 @@ export interface SeaExecutable {
 const BUILDER_RANDOM_SEED = "--random-seed=1";
 
 /**
+ * V8's flag for the builder of a startup snapshot: memory the garbage collector frees is zeroed.
+ * Without it, an object allocated where another was can keep the old one's bytes where it has no
+ * field of its own, and the serializer copies them: under load, one build in two of the same bundle
+ * differed in 5 to 9 bytes (a stale address), and none of 16 with the flag. It is the builder's
+ * alone: the executable runs with V8's defaults, and takes the snapshot.
+ */
+const SNAPSHOT_BUILDER_FLAG = "--clear-free-memory";
+
+/**
+ * The name a startup snapshot's main script is built under. Node.js's snapshot builder compiles the
+ * main script under its absolute path (which stays in the heap) unless it is this name, its own for
+ * a script with no file (`anonymousMainPath` of lib/internal/main/mksnapshot.js): so the snapshot
+ * does not depend on the directory the release is built in.
+ */
+const SNAPSHOT_MAIN = "__node_anonymous_main";
+
+/**
  * Makes a Node.js single executable application of `bundle` (a CommonJS script) with Node.js's
  * own `--build-sea`: `builder` (a Node.js of SEA_NODE_VERSION that runs here) writes the blob into
  * a copy of `target` (the same version's executable for the release's platform) at `output`. With
  * `codeCache`, V8's code cache of the bundle, made by compiling it here, goes in too; with
- * `snapshot`, the builder runs the bundle and puts a V8 startup snapshot of its heap in instead (the executable then calls only the main function
- * the bundle set with `v8.startupSnapshot.setDeserializeMainFunction`). Either only for a target of
- * the builder's own platform (valid only for the V8 and CPU that made it).
+ * `snapshot`, the builder runs the bundle and puts a V8 startup snapshot of its heap in instead
+ * (the executable then calls only the main function the bundle set with
+ * `v8.startupSnapshot.setDeserializeMainFunction`). Either only for a target of the builder's own
+ * platform (valid only for the V8 and CPU that made it).
  *
- * The same bundle and target give the same executable, byte for byte, with or without the cache
- * (not with a snapshot: V8 writes other bytes each time, even with fixed seeds):
- * the blob names its main script by the bundle's file name alone (the builder runs in the bundle's
- * directory, so the output directory is not in it), and the builder compiles with a fixed random
- * seed (BUILDER_RANDOM_SEED). The configuration is written to `configFile` and removed after.
+ * The same bundle and target give the same executable, byte for byte, with the cache, the snapshot
+ * or neither, wherever it is built: the builder compiles with a fixed random seed
+ * (BUILDER_RANDOM_SEED), and a snapshot's zeroes the memory it frees (SNAPSHOT_BUILDER_FLAG); the blob names its main script by the bundle's file name alone (the
+ * builder runs in the bundle's directory); a snapshot is built in a directory of its own, the
+ * bundle copied there as SNAPSHOT_MAIN and the configuration named relative to it, so that no path
+ * of the build is in the heap (the bundle keeps the builder's process ID out of it, and holds no
+ * DataView, whose data address V8 would write verbatim: src/provider/main.ts). The configuration
+ * is written to `configFile` (a snapshot's, in its directory) and removed after.
  */
 export function buildSeaExecutable(options: {
   readonly builder: string;
@@ -43,14 +64,17 @@ export function buildSeaExecutable(options: {
   readonly configFile: string;
   /** Include V8's code cache (faster start). */
   readonly codeCache: boolean;
-  /** Start from a V8 startup snapshot (faster still; replaces the code cache; not the same bytes from one build to the next). */
+  /** Start from a V8 startup snapshot (faster still; replaces the code cache). */
   readonly snapshot?: boolean;
 }): SeaExecutable {
   const snapshot = options.snapshot === true;
   const codeCache = options.codeCache && !snapshot;
   const output = resolve(options.output);
+  const workDir = snapshot ? mkdtempSync(join(dirname(output), ".snapshot-")) : dirname(resolve(options.bundle));
+  const main = snapshot ? SNAPSHOT_MAIN : basename(options.bundle);
+  if (snapshot) copyFileSync(options.bundle, join(workDir, main));
   const config = {
-    main: basename(options.bundle),
+    main,
     mainFormat: "commonjs",
     executable: resolve(options.target),
     output,
@@ -60,11 +84,11 @@ export function buildSeaExecutable(options: {
     // terraform's environment must not change how the provider's Node.js runs
     execArgvExtension: "none",
   };
-  const configFile = resolve(options.configFile);
+  const configFile = snapshot ? join(workDir, basename(options.configFile)) : resolve(options.configFile);
   writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
   try {
-    const result = spawnSync(options.builder, [BUILDER_RANDOM_SEED, "--build-sea", configFile], {
-      cwd: dirname(resolve(options.bundle)),
+    const result = spawnSync(options.builder, [BUILDER_RANDOM_SEED, ...(snapshot ? [SNAPSHOT_BUILDER_FLAG, "--build-sea", basename(configFile)] : ["--build-sea", configFile])], {
+      cwd: workDir,
       encoding: "utf8",
       stdio: ["ignore", "pipe", "pipe"],
       env: { PATH: process.env.PATH ?? "" },
@@ -73,7 +97,7 @@ export function buildSeaExecutable(options: {
       throw new Error(`node --build-sea ${configFile} exited ${result.status ?? result.error?.message}: ${`${result.stdout}${result.stderr}`.trim()}`);
     }
   } finally {
-    rmSync(configFile, { force: true });
+    rmSync(snapshot ? workDir : configFile, { recursive: true, force: true });
   }
   chmodSync(output, 0o755);
   return { file: output, bytes: statSync(output).size, codeCache, snapshot };

@@ -21,9 +21,11 @@ extensions.register({ type: UNKNOWN_EXTENSION, encode: (value) => (value === UNK
 extensions.register({ type: REFINED_UNKNOWN_EXTENSION, encode: () => null, decode: () => UNKNOWN });
 
 // one of each per process: a call's values are encoded and decoded whole, and a nested call (an
-// extension's codec) gets a copy of its own from the library; encode answers a copy of its buffer
-const encoder = new Encoder({ extensionCodec: extensions, ignoreUndefined: false });
-const decoder = new Decoder({ extensionCodec: extensions });
+// extension's codec) gets a copy of its own from the library; encode answers a copy of its buffer.
+// Made at first use, not at load: the encoder holds a DataView, whose data address V8 writes into a
+// startup snapshot verbatim (src/provider/main.ts), and a process that only validates needs neither.
+let encoder: Encoder | undefined;
+let decoder: Decoder | undefined;
 
 const dialect: WireDialect = {
   extraAttributes: "reject",
@@ -46,7 +48,7 @@ const dialect: WireDialect = {
 export function decodeMsgpack(bytes: Uint8Array, type: CtyType): Value {
   let raw: unknown;
   try {
-    raw = decoder.decode(bytes);
+    raw = (decoder ??= new Decoder({ extensionCodec: extensions })).decode(bytes);
   } catch (error) {
     throw new ValueTypeError([], `received ${bytes.length} bytes that are not MessagePack: ${(error as Error).message}`);
   }
@@ -55,7 +57,7 @@ export function decodeMsgpack(bytes: Uint8Array, type: CtyType): Value {
 
 /** Encodes a value of the given type. Throws `ValueTypeError` naming the path of a value that does not fit it. */
 export function encodeMsgpack(value: Value, type: CtyType): Uint8Array {
-  return encoder.encode(valueToWire(value, type, []));
+  return (encoder ??= new Encoder({ extensionCodec: extensions, ignoreUndefined: false })).encode(valueToWire(value, type, []));
 }
 
 function valueToWire(value: Value | undefined, type: CtyType, path: AttributePath): unknown {
