@@ -21,10 +21,19 @@ const client = selfSignedCertificate();
 type Mark = "line" | "tls" | "schema" | "validate";
 type Marks = Record<`${Mark}Ms` | `${Mark}CpuMs`, number>;
 
-/** The CPU time of every thread of `pid` so far (the first field of each thread's schedstat is its time on CPU in ns). */
+/**
+ * The CPU time of every thread of `pid` so far (the first field of each thread's schedstat is its
+ * time on CPU in ns); a thread that ended between the listing and the reading is left out.
+ */
 function cpuMs(pid: number): number {
   let nanoseconds = 0;
-  for (const thread of readdirSync(`/proc/${pid}/task`)) nanoseconds += Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, "utf8").split(" ")[0]);
+  for (const thread of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      nanoseconds += Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, "utf8").split(" ")[0]);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+  }
   return nanoseconds / 1e6;
 }
 

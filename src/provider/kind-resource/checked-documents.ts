@@ -27,25 +27,24 @@ export function checkedOnce(kind: Kind, document: Readonly<Record<string, unknow
 
 /** A text equal for two values exactly when they are the same JSON data (keys in order); undefined for anything else (undefined, a class instance, a number JSON cannot hold). */
 function plainKey(value: unknown): string | undefined {
-  if (value === null || typeof value === "string" || typeof value === "boolean") return JSON.stringify(value);
-  if (typeof value === "number") return Number.isFinite(value) ? JSON.stringify(value) : undefined;
-  if (Array.isArray(value)) {
-    const items: string[] = [];
-    for (const item of value) {
-      const key = plainKey(item);
-      if (key === undefined) return undefined;
-      items.push(key);
-    }
-    return `[${items.join(",")}]`;
+  return isPlainJson(value) ? JSON.stringify(value) : undefined;
+}
+
+/** Whether JSON.stringify writes `value` whole and as it is: null, strings, booleans, finite numbers, and arrays and plain objects of them. */
+function isPlainJson(value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object":
+      if (value === null) return true;
+      if (Array.isArray(value)) return value.every(isPlainJson) && Object.keys(value).length === value.length;
+      return Object.getPrototypeOf(value) === Object.prototype && Object.values(value).every(isPlainJson);
+    default:
+      return false;
   }
-  if (typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype) return undefined;
-  const entries: string[] = [];
-  for (const [name, item] of Object.entries(value)) {
-    const key = plainKey(item);
-    if (key === undefined) return undefined;
-    entries.push(`${JSON.stringify(name)}:${key}`);
-  }
-  return `{${entries.join(",")}}`;
 }
 
 function deepFreeze<T>(value: T): T {

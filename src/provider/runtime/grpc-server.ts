@@ -280,11 +280,12 @@ async function answerUnary(stream: ServerHttp2Stream, path: string, method: Unar
   if (stream.closed || stream.destroyed) return;
   stream.respond(RESPONSE_HEADERS, { waitForTrailers: true });
   stream.once("wantTrailers", () => stream.sendTrailers({ "grpc-status": String(GRPC_STATUS.OK) }));
-  const prefix = Buffer.allocUnsafe(5);
-  prefix.writeUInt8(0, 0);
-  prefix.writeUInt32BE(answer.length, 1);
-  stream.write(prefix);
-  stream.end(answer);
+  // the message with its prefix (not compressed, its length) in one write: one pass through the stream
+  const framed = Buffer.allocUnsafe(5 + answer.length);
+  framed.writeUInt8(0, 0);
+  framed.writeUInt32BE(answer.length, 1);
+  answer.copy(framed, 5);
+  stream.end(framed);
 }
 
 /** A trailers-only answer: the status in the headers, no message. */
