@@ -49,12 +49,13 @@ const SNAPSHOT_MAIN = "__node_anonymous_main";
  *
  * The same bundle and target give the same executable, byte for byte, with the cache, the snapshot
  * or neither, wherever it is built: the builder compiles with a fixed random seed
- * (BUILDER_RANDOM_SEED), and a snapshot's zeroes the memory it frees (SNAPSHOT_BUILDER_FLAG); the blob names its main script by the bundle's file name alone (the
- * builder runs in the bundle's directory); a snapshot is built in a directory of its own, the
- * bundle copied there as SNAPSHOT_MAIN and the configuration named relative to it, so that no path
- * of the build is in the heap (the bundle keeps the builder's process ID out of it, and holds no
- * DataView, whose data address V8 would write verbatim: src/provider/main.ts). The configuration
- * is written to `configFile` (a snapshot's, in its directory) and removed after.
+ * (BUILDER_RANDOM_SEED), and a snapshot's zeroes the memory it frees (SNAPSHOT_BUILDER_FLAG); the
+ * blob names its main script by the bundle's file name alone (the builder runs in the bundle's
+ * directory); a snapshot is built in a directory of its own, the bundle copied there as
+ * SNAPSHOT_MAIN and the configuration named relative to it, so that no path of the build is in the
+ * heap. The rest is the bundle's to keep out of its heap: the builder's process ID, and any
+ * DataView, whose data address V8 writes verbatim (the provider's: src/provider/main.ts). The
+ * configuration is written to `configFile` (a snapshot's, in its directory) and removed after.
  */
 export function buildSeaExecutable(options: {
   readonly builder: string;
