@@ -39,7 +39,7 @@ async function measureInterleaved(forms: ReadonlyArray<{ readonly what: string; 
 const node26 = seaNodeBinary(RELEASE_PLATFORMS[0]!, releaseCacheDir());
 const scratch = mkdtempSync(join(tmpdir(), "converge-startup-"));
 try {
-  const build = (name: string, codeCache: boolean) => buildSeaExecutable({ builder: node26, target: strippedNodeBinary(node26).binary, bundle, output: join(scratch, name), configFile: join(scratch, `${name}.json`), codeCache });
+  const build = (name: string, codeCache: boolean) => buildSeaExecutable({ builder: node26, target: strippedNodeBinary(node26).binary, bundle, output: join(scratch, name), configName: `${name}.json`, codeCache });
   const [withoutCache, withCache] = [build("no-code-cache", false), build("code-cache", true)];
   await measureInterleaved([
     { what: "node 26 printing a line (the floor)", command: node26, args: ["-e", "console.log(1)"] },

@@ -116,7 +116,7 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
     mkdirSync(executableDir, { recursive: true });
     const codeCache = options.codeCache && native;
     const build = (bundleFile: string, name: string, snapshot = false) =>
-      buildSeaExecutable({ builder, target: target.binary, bundle: bundleFile, output: join(executableDir, name), configFile: join(buildDir, `sea-config-${platform.name}.json`), codeCache, snapshot });
+      buildSeaExecutable({ builder, target: target.binary, bundle: bundleFile, output: join(executableDir, name), configName: `sea-config-${platform.name}.json`, codeCache, snapshot });
 
     const name = executableName(options.version, platform.executableSuffix);
     const executable = build(bundle.file, name, options.snapshot && native);

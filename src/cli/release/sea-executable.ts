@@ -49,20 +49,21 @@ const SNAPSHOT_MAIN = "__node_anonymous_main";
  *
  * The same bundle and target give the same executable, byte for byte, with the cache, the snapshot
  * or neither, wherever it is built: the builder compiles with a fixed random seed
- * (BUILDER_RANDOM_SEED), and a snapshot's zeroes the memory it frees (SNAPSHOT_BUILDER_FLAG); the
- * blob names its main script by the bundle's file name alone (the builder runs in the bundle's
- * directory); a snapshot is built in a directory of its own, the bundle copied there as
- * SNAPSHOT_MAIN and the configuration named relative to it, so that no path of the build is in the
- * heap. The rest is the bundle's to keep out of its heap: the builder's process ID, and any
+ * (BUILDER_RANDOM_SEED), and a snapshot's zeroes the memory it frees (SNAPSHOT_BUILDER_FLAG); it
+ * runs in a directory of its own beside `output`, where the bundle is copied (as SNAPSHOT_MAIN for
+ * a snapshot, else under its own file name, by which the blob names it) and the configuration is
+ * written as `configName`, both named relative to it, so that no path of the build is in the blob
+ * or the heap. The rest is the bundle's to keep out of its heap: the builder's process ID, and any
  * DataView, whose data address V8 writes verbatim (the provider's: src/provider/main.ts). The
- * configuration is written to `configFile` (a snapshot's, in its directory) and removed after.
+ * directory is removed after.
  */
 export function buildSeaExecutable(options: {
   readonly builder: string;
   readonly target: string;
   readonly bundle: string;
   readonly output: string;
-  readonly configFile: string;
+  /** The configuration's file name (a snapshot's heap holds it: keep it the same from build to build). */
+  readonly configName: string;
   /** Include V8's code cache (faster start). */
   readonly codeCache: boolean;
   /** Start from a V8 startup snapshot (faster still; replaces the code cache). */
@@ -71,9 +72,8 @@ export function buildSeaExecutable(options: {
   const snapshot = options.snapshot === true;
   const codeCache = options.codeCache && !snapshot;
   const output = resolve(options.output);
-  const workDir = snapshot ? mkdtempSync(join(dirname(output), ".snapshot-")) : dirname(resolve(options.bundle));
+  const workDir = mkdtempSync(join(dirname(output), ".sea-build-"));
   const main = snapshot ? SNAPSHOT_MAIN : basename(options.bundle);
-  if (snapshot) copyFileSync(options.bundle, join(workDir, main));
   const config = {
     main,
     mainFormat: "commonjs",
@@ -85,20 +85,20 @@ export function buildSeaExecutable(options: {
     // terraform's environment must not change how the provider's Node.js runs
     execArgvExtension: "none",
   };
-  const configFile = snapshot ? join(workDir, basename(options.configFile)) : resolve(options.configFile);
-  writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
   try {
-    const result = spawnSync(options.builder, [BUILDER_RANDOM_SEED, ...(snapshot ? [SNAPSHOT_BUILDER_FLAG, "--build-sea", basename(configFile)] : ["--build-sea", configFile])], {
+    copyFileSync(options.bundle, join(workDir, main));
+    writeFileSync(join(workDir, options.configName), `${JSON.stringify(config, null, 2)}\n`);
+    const result = spawnSync(options.builder, [BUILDER_RANDOM_SEED, ...(snapshot ? [SNAPSHOT_BUILDER_FLAG] : []), "--build-sea", options.configName], {
       cwd: workDir,
       encoding: "utf8",
       stdio: ["ignore", "pipe", "pipe"],
       env: { PATH: process.env.PATH ?? "" },
     });
     if (result.error || result.status !== 0) {
-      throw new Error(`node --build-sea ${configFile} exited ${result.status ?? result.error?.message}: ${`${result.stdout}${result.stderr}`.trim()}`);
+      throw new Error(`node --build-sea ${options.configName} (of ${options.bundle}) exited ${result.status ?? result.error?.message}: ${`${result.stdout}${result.stderr}`.trim()}`);
     }
   } finally {
-    rmSync(snapshot ? workDir : configFile, { recursive: true, force: true });
+    rmSync(workDir, { recursive: true, force: true });
   }
   chmodSync(output, 0o755);
   return { file: output, bytes: statSync(output).size, codeCache, snapshot };

@@ -142,7 +142,7 @@ describe("converge provider package", () => {
   it("builds the same executable from the same bundle with V8's code cache, byte for byte, and the executable accepts the cache", async () => {
     const node = seaNodeBinary(RELEASE_PLATFORMS[0]!, releaseCacheDir());
     const bundle = join(release.outDir, "build", "terraform-provider-converge.cjs");
-    const build = (name: string, codeCache = true) => buildSeaExecutable({ builder: node, target: node, bundle, output: join(root, name), configFile: join(root, `${name}.json`), codeCache });
+    const build = (name: string, codeCache = true) => buildSeaExecutable({ builder: node, target: node, bundle, output: join(root, name), configName: `${name}.json`, codeCache });
     const [first, second, withoutCache] = [build("reproducible-1"), build("reproducible-2"), build("without-cache", false)];
     expect(first.codeCache).toBe(true);
     expect(sha256Hex(readFileSync(first.file))).toBe(sha256Hex(readFileSync(second.file)));
