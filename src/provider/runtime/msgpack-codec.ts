@@ -1,3 +1,4 @@
+import { startupSnapshot } from "node:v8";
 import { Decoder, Encoder, ExtensionCodec } from "@msgpack/msgpack";
 import type { AttributePath } from "./attribute-path.js";
 import { sortedKeys, typeFromJson, typeToJson, type CtyType } from "./cty-type.js";
@@ -22,10 +23,17 @@ extensions.register({ type: REFINED_UNKNOWN_EXTENSION, encode: () => null, decod
 
 // one of each per process: a call's values are encoded and decoded whole, and a nested call (an
 // extension's codec) gets a copy of its own from the library; encode answers a copy of its buffer.
-// Made at first use, not at load: the encoder holds a DataView, whose data address V8 writes into a
-// startup snapshot verbatim (src/provider/main.ts), and a process that only validates needs neither.
+// Made at first use, and never kept in a startup snapshot (src/provider/main.ts warms this module
+// up before taking one): each holds a DataView, whose data address V8 writes into a snapshot
+// verbatim, so that two builds would differ.
 let encoder: Encoder | undefined;
 let decoder: Decoder | undefined;
+if (startupSnapshot.isBuildingSnapshot()) {
+  startupSnapshot.addSerializeCallback(() => {
+    encoder = undefined;
+    decoder = undefined;
+  });
+}
 
 const dialect: WireDialect = {
   extraAttributes: "reject",
