@@ -10,6 +10,31 @@ export type PathStep = string | { readonly key: string } | { readonly index: num
 /** Where in a resource's value something is: diagnostics point at it, plans replace for it. */
 export type AttributePath = ReadonlyArray<PathStep>;
 
+/**
+ * Where a value is while a whole value is walked (every value of every call is converted; few are
+ * refused), built into an `AttributePath` only when something is wrong there (`pathAt`): the path
+ * of its container and its own step, linked, not copied. The step is a number for a list's or
+ * tuple's index, undefined for the value at `above` itself.
+ */
+export interface PathLink {
+  readonly above: AttributePath | PathLink;
+  readonly step: LinkStep;
+}
+
+export type LinkStep = string | number | { readonly key: string } | undefined;
+
+/** The `AttributePath` of the value at `step` below `above`. */
+export function pathAt(above: AttributePath | PathLink, step: LinkStep): AttributePath {
+  const steps: PathStep[] = [];
+  let at: AttributePath | PathLink = { above, step };
+  while (!Array.isArray(at)) {
+    const link = at as PathLink;
+    if (link.step !== undefined) steps.push(typeof link.step === "number" ? { index: link.step } : link.step);
+    at = link.above;
+  }
+  return [...(at as AttributePath), ...steps.reverse()];
+}
+
 /** The protocol's `AttributePath` message (tfplugin6.proto), one selector per step. */
 export interface ProtocolAttributePath {
   readonly steps: ReadonlyArray<{ readonly attribute_name: string } | { readonly element_key_string: string } | { readonly element_key_int: number }>;

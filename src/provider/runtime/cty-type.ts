@@ -85,6 +85,28 @@ export function sortedKeys(record: Readonly<Record<string, unknown>>): string[] 
   return Object.keys(record).sort();
 }
 
+type ObjectType = Extract<CtyType, { readonly kind: "object" }>;
+const ENTRIES = new WeakMap<ObjectType["attributes"], ReadonlyArray<readonly [string, CtyType]>>();
+const SORTED = new WeakMap<ObjectType["attributes"], ReadonlyArray<string>>();
+
+/**
+ * An object type's attributes as [name, type] in their order, listed once per type (a schema's
+ * types live as long as the process, and every value of every call is walked by them). Types are
+ * not changed once made.
+ */
+export function attributeEntries(type: ObjectType): ReadonlyArray<readonly [string, CtyType]> {
+  let entries = ENTRIES.get(type.attributes);
+  if (entries === undefined) ENTRIES.set(type.attributes, (entries = Object.entries(type.attributes)));
+  return entries;
+}
+
+/** An object type's attribute names sorted (cty's order on the wire), listed once per type. */
+export function sortedAttributeNames(type: ObjectType): ReadonlyArray<string> {
+  let names = SORTED.get(type.attributes);
+  if (names === undefined) SORTED.set(type.attributes, (names = sortedKeys(type.attributes)));
+  return names;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,5 @@
-import type { AttributePath, PathStep } from "./attribute-path.js";
-import type { CtyType } from "./cty-type.js";
+import { pathAt, type AttributePath, type LinkStep, type PathLink } from "./attribute-path.js";
+import { attributeEntries, type CtyType } from "./cty-type.js";
 import { describeReceived, ValueTypeError } from "./value-error.js";
 import { UNKNOWN, type Value } from "./value.js";
 
@@ -22,20 +22,7 @@ export function valueFromWire(raw: unknown, type: CtyType, path: AttributePath, 
   return fromWire(raw, type, path, undefined, dialect);
 }
 
-/**
- * Where a value is, built into an `AttributePath` only when something is wrong there (every value
- * of every call is converted; few are refused): the path of its container, and its own step, a
- * number for a list's or tuple's index. Undefined for the value at `above` itself.
- */
-type Step = string | number | { readonly key: string } | undefined;
-
-/** A container's path: the value's `above` and `step`, linked, not copied. */
-interface Above {
-  readonly above: AttributePath | Above;
-  readonly step: Step;
-}
-
-function fromWire(raw: unknown, type: CtyType, above: AttributePath | Above, step: Step, dialect: WireDialect): Value {
+function fromWire(raw: unknown, type: CtyType, above: AttributePath | PathLink, step: LinkStep, dialect: WireDialect): Value {
   if (raw === UNKNOWN) return UNKNOWN;
   if (raw === null || raw === undefined) return null;
   switch (type.kind) {
@@ -51,21 +38,21 @@ function fromWire(raw: unknown, type: CtyType, above: AttributePath | Above, ste
       if (typeof raw === "boolean") return raw;
       throw mismatch(raw, "a bool", above, step);
     case "dynamic":
-      return dialect.dynamic(raw, pathOf(above, step));
+      return dialect.dynamic(raw, pathAt(above, step));
     case "list":
     case "set": {
       if (!Array.isArray(raw)) throw mismatch(raw, `a ${type.kind}`, above, step);
-      const here: Above = { above, step };
+      const here: PathLink = { above, step };
       return raw.map((element, index) => fromWire(element, type.element, here, index, dialect));
     }
     case "tuple": {
       if (!Array.isArray(raw) || raw.length !== type.elements.length) throw mismatch(raw, `a tuple of ${type.elements.length}`, above, step);
-      const here: Above = { above, step };
+      const here: PathLink = { above, step };
       return raw.map((element, index) => fromWire(element, type.elements[index]!, here, index, dialect));
     }
     case "map": {
       if (!isWireRecord(raw)) throw mismatch(raw, "a map", above, step);
-      const here: Above = { above, step };
+      const here: PathLink = { above, step };
       const map: Record<string, Value> = {};
       for (const [key, element] of Object.entries(raw)) map[key] = fromWire(element, type.element, here, { key }, dialect);
       return map;
@@ -73,36 +60,22 @@ function fromWire(raw: unknown, type: CtyType, above: AttributePath | Above, ste
     case "object": {
       if (!isWireRecord(raw)) throw mismatch(raw, "an object", above, step);
       if (dialect.extraAttributes === "reject") {
-        const extra = Object.keys(raw).find((name) => !Object.hasOwn(type.attributes, name));
-        if (extra !== undefined) throw new ValueTypeError([...pathOf(above, step), extra], `unsupported attribute: expected one of ${Object.keys(type.attributes).join(", ") || "no attributes"}`);
+        for (const name in raw) {
+          if (Object.hasOwn(raw, name) && !Object.hasOwn(type.attributes, name)) {
+            throw new ValueTypeError([...pathAt(above, step), name], `unsupported attribute: expected one of ${Object.keys(type.attributes).join(", ") || "no attributes"}`);
+          }
+        }
       }
-      const here: Above = { above, step };
+      const here: PathLink = { above, step };
       const object: Record<string, Value> = {};
-      for (const [name, attributeType] of Object.entries(type.attributes)) {
-        object[name] = fromWire(Object.hasOwn(raw, name) ? raw[name] : null, attributeType, here, name, dialect);
-      }
+      for (const [name, attributeType] of attributeEntries(type)) object[name] = fromWire(Object.hasOwn(raw, name) ? raw[name] : null, attributeType, here, name, dialect);
       return object;
     }
   }
 }
 
-function mismatch(raw: unknown, expected: string, above: AttributePath | Above, step: Step): ValueTypeError {
-  return new ValueTypeError(pathOf(above, step), `received ${describeReceived(raw)}, expected ${expected}`);
-}
-
-/** The `AttributePath` of a value at `step` below `above`. */
-function pathOf(above: AttributePath | Above, step: Step): AttributePath {
-  const steps: PathStep[] = [];
-  let at: AttributePath | Above = { above, step };
-  while (!isAttributePath(at)) {
-    if (at.step !== undefined) steps.push(typeof at.step === "number" ? { index: at.step } : at.step);
-    at = at.above;
-  }
-  return [...at, ...steps.reverse()];
-}
-
-function isAttributePath(at: AttributePath | Above): at is AttributePath {
-  return Array.isArray(at);
+function mismatch(raw: unknown, expected: string, above: AttributePath | PathLink, step: LinkStep): ValueTypeError {
+  return new ValueTypeError(pathAt(above, step), `received ${describeReceived(raw)}, expected ${expected}`);
 }
 
 function isWireRecord(raw: unknown): raw is Record<string, unknown> {
