@@ -8,8 +8,10 @@ import { selfSignedCertificate } from "../../src/provider/runtime/self-signed-ce
  * What a provider process costs up to its first answers, as terraform starts it: the time from the
  * start and the process's CPU time (all its threads, from /proc) at its handshake line, at the TLS
  * handshake with a client certificate, at GetProviderSchema's answer (all a plan's first process
- * asks) and at ValidateProviderConfig's answer (the first call that needs the provider's code). Each
- * command once per round, RUNS rounds, then each mark's median. Linux only (/proc).
+ * asks) and at ValidateProviderConfig's answer (the first call that needs the provider's code); and
+ * how long the process takes to exit once told to as terraform tells it (go-plugin's
+ * GRPCController.Shutdown, then the connection closed: terraform waits for the exit). Each command
+ * once per round, RUNS rounds, then each mark's median. Linux only (/proc).
  *
  *     node dist/test/bench/first-answers.js RUNS COMMAND [ARGS…] [-- COMMAND [ARGS…]]…
  */
@@ -18,7 +20,7 @@ const MAGIC_COOKIE = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca
 const VALIDATE_NULL_CONFIG = Buffer.from([0x0a, 0x03, 0x0a, 0x01, 0xc0]);
 const client = selfSignedCertificate();
 
-type Mark = "line" | "tls" | "schema" | "validate";
+type Mark = "line" | "tls" | "schema" | "validate" | "exit";
 type Marks = Record<`${Mark}Ms` | `${Mark}CpuMs`, number>;
 
 /**
@@ -89,6 +91,12 @@ async function measure([command, ...args]: ReadonlyArray<string>): Promise<Marks
       mark("schema");
       await unaryCall(session, "/tfplugin6.Provider/ValidateProviderConfig", VALIDATE_NULL_CONFIG);
       mark("validate");
+      const exited = new Promise<void>((resolveExit) => child.once("exit", () => resolveExit()));
+      await unaryCall(session, "/plugin.GRPCController/Shutdown", Buffer.alloc(0));
+      session.close();
+      await exited;
+      marks.exitMs = performance.now() - started - marks.validateMs!;
+      marks.exitCpuMs = 0;
     } finally {
       session.destroy();
     }
@@ -112,5 +120,5 @@ for (let run = 0; run < runs; run++) {
 const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 for (const [index, command] of commands.entries()) {
   const of = (key: keyof Marks) => median(results[index]!.map((marks) => marks[key])).toFixed(1);
-  console.log(`${command.join(" ")}, ${runs} runs, medians (wall / CPU ms): line ${of("lineMs")} / ${of("lineCpuMs")}, TLS ${of("tlsMs")} / ${of("tlsCpuMs")}, GetProviderSchema ${of("schemaMs")} / ${of("schemaCpuMs")}, ValidateProviderConfig ${of("validateMs")} / ${of("validateCpuMs")}`);
+  console.log(`${command.join(" ")}, ${runs} runs, medians (wall / CPU ms): line ${of("lineMs")} / ${of("lineCpuMs")}, TLS ${of("tlsMs")} / ${of("tlsCpuMs")}, GetProviderSchema ${of("schemaMs")} / ${of("schemaCpuMs")}, ValidateProviderConfig ${of("validateMs")} / ${of("validateCpuMs")}; Shutdown to exit ${of("exitMs")} ms`);
 }
