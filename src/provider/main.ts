@@ -35,8 +35,12 @@ if (startupSnapshot.isBuildingSnapshot()) {
   // what every process but the first of a command loads anyway: its module state (zod, the kinds'
   // documents and schemas, the codecs) comes made from the snapshot; the clients and the engine
   // cannot come with it (undici holds node:http's bindings) and load at ConfigureProvider; and the
-  // validation path run once with valid configuration of each type (snapshot-warm-up.ts)
-  void import("./snapshot-warm-up.js").then(({ warmUpValidation }) => warmUpValidation());
+  // validation path run once with valid configuration of each type, and an answer of each read a
+  // configured provider makes parsed (snapshot-warm-up.ts)
+  void import("./snapshot-warm-up.js").then(({ warmUpAnswers, warmUpValidation }) => {
+    warmUpAnswers();
+    return warmUpValidation();
+  });
   // the builder's process ID is the one fact of the build's own process left in the heap (Node.js
   // sets the running process's again when the snapshot is deserialized): without it, the same
   // bundle gives the same snapshot, byte for byte

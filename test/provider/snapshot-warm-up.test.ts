@@ -3,7 +3,7 @@ import { convergeValidation } from "../../dist/src/provider/converge-validation.
 import { readProviderSchemas } from "../../dist/src/provider/provider-schemas.js";
 import { schemasFirstProvider } from "../../dist/src/provider/runtime/schemas-first-provider.js";
 import { warmUp } from "../../dist/src/provider/runtime/warm-up.js";
-import { WARM_CALLS, warmUpValidation } from "../../dist/src/provider/snapshot-warm-up.js";
+import { WARM_ANSWERS, WARM_CALLS, warmUpAnswers, warmUpValidation } from "../../dist/src/provider/snapshot-warm-up.js";
 
 /**
  * The release's startup snapshot is taken after validation ran once per type (src/provider/main.ts):
@@ -35,6 +35,18 @@ describe("the startup snapshot's warm-up", () => {
   it("fails on a type the provider does not have", async () => {
     await expect(warmUp(validationOnly(), [{ rpc: "ValidateDataResourceConfig", typeName: "converge_nothing", config: {} }])).rejects.toThrow(
       "warm-up ValidateDataResourceConfig: the provider has no converge_nothing",
+    );
+  });
+
+  it("parses an answer of each read a configured provider makes with the clients' schema of its operation", () => {
+    expect(WARM_ANSWERS.map((answer) => answer.operation).sort()).toEqual(["GetAlternateContact", "GetApis", "GetIntegrations", "GetRegionOptStatus", "GetRoutes", "ListRegions"]);
+    expect(() => warmUpAnswers()).not.toThrow();
+  });
+
+  it("fails, naming the operation, on an answer its schema refuses", () => {
+    const routes = WARM_ANSWERS.find((answer) => answer.operation === "GetRoutes")!;
+    expect(() => warmUpAnswers([{ ...routes, answer: { items: [{ routeKey: "GET /x" }] } }])).toThrow(
+      "warm-up answer of GetRoutes does not parse as the clients parse its answers: expected a valid answer",
     );
   });
 });
