@@ -1,5 +1,6 @@
-import { ACCOUNT_OPERATIONS } from "../contract/account.js";
-import { GATEWAY_OPERATIONS } from "../contract/gateway.js";
+import { ACCOUNT_OPERATIONS, type AccountOperationName } from "../contract/account.js";
+import { GATEWAY_OPERATIONS, type GatewayOperationName } from "../contract/gateway.js";
+import type { OperationSpec } from "../contract/operation-table.js";
 import { PROVIDER_NAME } from "../desired/terraform-attributes.js";
 import { convergeValidation } from "./converge-validation.js";
 import { API_DATA_SOURCE } from "./data-sources/api.js";
@@ -47,45 +48,39 @@ export function warmUpValidation(): Promise<void> {
   return warmUp(schemasFirstProvider(readProviderSchemas(), notLoaded, () => Promise.resolve(convergeValidation)), WARM_CALLS);
 }
 
+/** An answer of one operation, as its service writes it, for `warmUpAnswers`. */
+export interface WarmAnswer {
+  readonly operation: string;
+  readonly spec: OperationSpec;
+  readonly answer: unknown;
+}
+
+const gateway = (operation: GatewayOperationName, answer: unknown): WarmAnswer => ({ operation, spec: GATEWAY_OPERATIONS[operation], answer });
+const account = (operation: AccountOperationName, answer: unknown): WarmAnswer => ({ operation, spec: ACCOUNT_OPERATIONS[operation], answer });
+
 /**
  * One answer of each read a configured provider makes (the listings a plan reads, a contact, a
  * Region's status), as the services write them: `warmUpAnswers` parses each with the clients'
  * schema of its operation (src/contract), so that zod's parsers of the answers come made from the
  * snapshot too. The clients themselves cannot be in it (undici loads node:http2).
  */
-export const WARM_ANSWERS: ReadonlyArray<{ readonly operation: string; readonly response: { safeParse(data: unknown): { readonly success: boolean } }; readonly answer: unknown }> = [
-  {
-    operation: "GetApis",
-    response: GATEWAY_OPERATIONS.GetApis.response,
-    answer: {
-      items: [{ apiId: "a1b2c3d4e5", name: "orders", protocolType: "HTTP", routeSelectionExpression: "${request.method} ${request.path}", apiEndpoint: "https://a1b2c3d4e5.example.com", createdDate: "2026-01-01T00:00:00Z" }],
-      nextToken: "1",
-    },
-  },
-  {
-    operation: "GetRoutes",
-    response: GATEWAY_OPERATIONS.GetRoutes.response,
-    answer: { items: [{ routeId: "r1b2c3d", routeKey: "GET /orders/{id}", apiKeyRequired: false, authorizationType: "NONE", target: "integrations/i1b2c3d", apiGatewayManaged: false }] },
-  },
-  {
-    operation: "GetIntegrations",
-    response: GATEWAY_OPERATIONS.GetIntegrations.response,
-    answer: {
-      items: [{ integrationId: "i1b2c3d", integrationType: "HTTP_PROXY", integrationUri: "https://svc.internal.example/api", integrationMethod: "ANY", connectionType: "INTERNET", payloadFormatVersion: "1.0", timeoutInMillis: 30000 }],
-    },
-  },
-  {
-    operation: "GetAlternateContact",
-    response: ACCOUNT_OPERATIONS.GetAlternateContact.response,
-    answer: { AlternateContact: { AlternateContactType: "SECURITY", EmailAddress: "security@example.com", Name: "Security team", PhoneNumber: "+1-555-0100", Title: "CISO" } },
-  },
-  { operation: "ListRegions", response: ACCOUNT_OPERATIONS.ListRegions.response, answer: { Regions: [{ RegionName: "ap-east-1", RegionOptStatus: "ENABLED" }], NextToken: "1" } },
-  { operation: "GetRegionOptStatus", response: ACCOUNT_OPERATIONS.GetRegionOptStatus.response, answer: { RegionName: "ap-east-1", RegionOptStatus: "DISABLED" } },
+export const WARM_ANSWERS: ReadonlyArray<WarmAnswer> = [
+  gateway("GetApis", {
+    items: [{ apiId: "a1b2c3d4e5", name: "orders", protocolType: "HTTP", routeSelectionExpression: "${request.method} ${request.path}", apiEndpoint: "https://a1b2c3d4e5.example.com", createdDate: "2026-01-01T00:00:00Z" }],
+    nextToken: "1",
+  }),
+  gateway("GetRoutes", { items: [{ routeId: "r1b2c3d", routeKey: "GET /orders/{id}", apiKeyRequired: false, authorizationType: "NONE", target: "integrations/i1b2c3d", apiGatewayManaged: false }] }),
+  gateway("GetIntegrations", {
+    items: [{ integrationId: "i1b2c3d", integrationType: "HTTP_PROXY", integrationUri: "https://svc.internal.example/api", integrationMethod: "ANY", connectionType: "INTERNET", payloadFormatVersion: "1.0", timeoutInMillis: 30000 }],
+  }),
+  account("GetAlternateContact", { AlternateContact: { AlternateContactType: "SECURITY", EmailAddress: "security@example.com", Name: "Security team", PhoneNumber: "+1-555-0100", Title: "CISO" } }),
+  account("ListRegions", { Regions: [{ RegionName: "ap-east-1", RegionOptStatus: "ENABLED" }], NextToken: "1" }),
+  account("GetRegionOptStatus", { RegionName: "ap-east-1", RegionOptStatus: "DISABLED" }),
 ];
 
 /** Parses each answer with its operation's schema; fails naming one that does not parse (it would not take the path a valid answer takes). */
-export function warmUpAnswers(answers: typeof WARM_ANSWERS = WARM_ANSWERS): void {
-  for (const { operation, response, answer } of answers) {
-    if (!response.safeParse(answer).success) throw new Error(`warm-up answer of ${operation} does not parse as the clients parse its answers: expected a valid answer`);
+export function warmUpAnswers(answers: ReadonlyArray<WarmAnswer> = WARM_ANSWERS): void {
+  for (const { operation, spec, answer } of answers) {
+    if (spec.response?.safeParse(answer).success !== true) throw new Error(`warm-up answer of ${operation} does not parse as the clients parse its answers: expected a valid answer`);
   }
 }
