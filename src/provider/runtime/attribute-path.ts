@@ -27,12 +27,15 @@ export type LinkStep = string | number | { readonly key: string } | undefined;
 export function pathAt(above: AttributePath | PathLink, step: LinkStep): AttributePath {
   const steps: PathStep[] = [];
   let at: AttributePath | PathLink = { above, step };
-  while (!Array.isArray(at)) {
-    const link = at as PathLink;
-    if (link.step !== undefined) steps.push(typeof link.step === "number" ? { index: link.step } : link.step);
-    at = link.above;
+  while (!isAttributePath(at)) {
+    if (at.step !== undefined) steps.push(typeof at.step === "number" ? { index: at.step } : at.step);
+    at = at.above;
   }
-  return [...(at as AttributePath), ...steps.reverse()];
+  return [...at, ...steps.reverse()];
+}
+
+function isAttributePath(at: AttributePath | PathLink): at is AttributePath {
+  return Array.isArray(at);
 }
 
 /** The protocol's `AttributePath` message (tfplugin6.proto), one selector per step. */

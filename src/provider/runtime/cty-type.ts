@@ -100,6 +100,12 @@ export function attributeEntries(type: ObjectType): ReadonlyArray<readonly [stri
   return entries;
 }
 
+/** The first of a record's own keys that is not an attribute of the object type, if any. */
+export function extraAttribute(record: Readonly<Record<string, unknown>>, type: ObjectType): string | undefined {
+  for (const name in record) if (Object.hasOwn(record, name) && !Object.hasOwn(type.attributes, name)) return name;
+  return undefined;
+}
+
 /** An object type's attribute names sorted (cty's order on the wire), listed once per type. */
 export function sortedAttributeNames(type: ObjectType): ReadonlyArray<string> {
   let names = SORTED.get(type.attributes);

@@ -1,9 +1,9 @@
 import { startupSnapshot } from "node:v8";
 import { Decoder, Encoder, ExtensionCodec } from "@msgpack/msgpack";
 import { pathAt, type AttributePath, type LinkStep, type PathLink } from "./attribute-path.js";
-import { sortedAttributeNames, sortedKeys, typeFromJson, typeToJson, type CtyType } from "./cty-type.js";
+import { extraAttribute, sortedAttributeNames, sortedKeys, typeFromJson, typeToJson, type CtyType } from "./cty-type.js";
 import { valueFromWire, type WireDialect } from "./value-decoding.js";
-import { describeReceived, ValueTypeError } from "./value-error.js";
+import { describeReceived, mismatchAt, ValueTypeError } from "./value-error.js";
 import { isObjectValue, TypedValue, UNKNOWN, Unknown, type Value } from "./value.js";
 
 /**
@@ -74,52 +74,45 @@ function valueToWire(value: Value | undefined, type: CtyType, above: AttributePa
   switch (type.kind) {
     case "string":
       if (typeof value === "string") return value;
-      throw mismatch(value, "a string", above, step);
+      throw mismatchAt(value, "a string", above, step);
     case "number":
       if (typeof value === "number" && !Number.isNaN(value)) return value;
-      throw mismatch(value, "a number", above, step);
+      throw mismatchAt(value, "a number", above, step);
     case "bool":
       if (typeof value === "boolean") return value;
-      throw mismatch(value, "a bool", above, step);
+      throw mismatchAt(value, "a bool", above, step);
     case "dynamic": {
       const typed = value instanceof TypedValue ? value : new TypedValue(impliedType(value, pathAt(above, step)), value);
       return [Buffer.from(JSON.stringify(typeToJson(typed.type))), valueToWire(typed.value, typed.type, above, step)];
     }
     case "list":
     case "set": {
-      if (!Array.isArray(value)) throw mismatch(value, `a ${type.kind}`, above, step);
+      if (!Array.isArray(value)) throw mismatchAt(value, `a ${type.kind}`, above, step);
       const here: PathLink = { above, step };
       return (value as ReadonlyArray<Value>).map((element, index) => valueToWire(element, type.element, here, index));
     }
     case "tuple": {
-      if (!Array.isArray(value) || value.length !== type.elements.length) throw mismatch(value, `a tuple of ${type.elements.length}`, above, step);
+      if (!Array.isArray(value) || value.length !== type.elements.length) throw mismatchAt(value, `a tuple of ${type.elements.length}`, above, step);
       const here: PathLink = { above, step };
       return (value as ReadonlyArray<Value>).map((element, index) => valueToWire(element, type.elements[index]!, here, index));
     }
     case "map": {
-      if (!isObjectValue(value)) throw mismatch(value, "a map", above, step);
+      if (!isObjectValue(value)) throw mismatchAt(value, "a map", above, step);
       const here: PathLink = { above, step };
       const map: Record<string, unknown> = {};
       for (const key of sortedKeys(value)) map[key] = valueToWire(value[key], type.element, here, { key });
       return map;
     }
     case "object": {
-      if (!isObjectValue(value)) throw mismatch(value, "an object", above, step);
-      for (const name in value) {
-        if (Object.hasOwn(value, name) && !Object.hasOwn(type.attributes, name)) {
-          throw new ValueTypeError([...pathAt(above, step), name], `is not an attribute of the schema: expected one of ${Object.keys(type.attributes).join(", ") || "no attributes"}`);
-        }
-      }
+      if (!isObjectValue(value)) throw mismatchAt(value, "an object", above, step);
+      const extra = extraAttribute(value, type);
+      if (extra !== undefined) throw new ValueTypeError([...pathAt(above, step), extra], `is not an attribute of the schema: expected one of ${Object.keys(type.attributes).join(", ") || "no attributes"}`);
       const here: PathLink = { above, step };
       const object: Record<string, unknown> = {};
       for (const name of sortedAttributeNames(type)) object[name] = valueToWire(value[name], type.attributes[name]!, here, name);
       return object;
     }
   }
-}
-
-function mismatch(value: Value, expected: string, above: AttributePath | PathLink, step: LinkStep): ValueTypeError {
-  return new ValueTypeError(pathAt(above, step), `received ${describeReceived(value)}, expected ${expected}`);
 }
 
 /** The type a plain value in a `dynamic` slot is encoded as (cty's implied type of JSON). */

@@ -1,6 +1,6 @@
 import { pathAt, type AttributePath, type LinkStep, type PathLink } from "./attribute-path.js";
-import { attributeEntries, type CtyType } from "./cty-type.js";
-import { describeReceived, ValueTypeError } from "./value-error.js";
+import { attributeEntries, extraAttribute, type CtyType } from "./cty-type.js";
+import { mismatchAt, ValueTypeError } from "./value-error.js";
 import { UNKNOWN, type Value } from "./value.js";
 
 /** How a wire format writes what the shared conversion cannot know: `dynamic` values. */
@@ -29,42 +29,39 @@ function fromWire(raw: unknown, type: CtyType, above: AttributePath | PathLink, 
     case "string":
       if (typeof raw === "string") return raw;
       if (raw instanceof Uint8Array) return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString("utf8");
-      throw mismatch(raw, "a string", above, step);
+      throw mismatchAt(raw, "a string", above, step);
     case "number":
       if (typeof raw === "number") return raw;
       if (typeof raw === "string" && DECIMAL.test(raw)) return Number(raw);
-      throw mismatch(raw, "a number", above, step);
+      throw mismatchAt(raw, "a number", above, step);
     case "bool":
       if (typeof raw === "boolean") return raw;
-      throw mismatch(raw, "a bool", above, step);
+      throw mismatchAt(raw, "a bool", above, step);
     case "dynamic":
       return dialect.dynamic(raw, pathAt(above, step));
     case "list":
     case "set": {
-      if (!Array.isArray(raw)) throw mismatch(raw, `a ${type.kind}`, above, step);
+      if (!Array.isArray(raw)) throw mismatchAt(raw, `a ${type.kind}`, above, step);
       const here: PathLink = { above, step };
       return raw.map((element, index) => fromWire(element, type.element, here, index, dialect));
     }
     case "tuple": {
-      if (!Array.isArray(raw) || raw.length !== type.elements.length) throw mismatch(raw, `a tuple of ${type.elements.length}`, above, step);
+      if (!Array.isArray(raw) || raw.length !== type.elements.length) throw mismatchAt(raw, `a tuple of ${type.elements.length}`, above, step);
       const here: PathLink = { above, step };
       return raw.map((element, index) => fromWire(element, type.elements[index]!, here, index, dialect));
     }
     case "map": {
-      if (!isWireRecord(raw)) throw mismatch(raw, "a map", above, step);
+      if (!isWireRecord(raw)) throw mismatchAt(raw, "a map", above, step);
       const here: PathLink = { above, step };
       const map: Record<string, Value> = {};
       for (const [key, element] of Object.entries(raw)) map[key] = fromWire(element, type.element, here, { key }, dialect);
       return map;
     }
     case "object": {
-      if (!isWireRecord(raw)) throw mismatch(raw, "an object", above, step);
+      if (!isWireRecord(raw)) throw mismatchAt(raw, "an object", above, step);
       if (dialect.extraAttributes === "reject") {
-        for (const name in raw) {
-          if (Object.hasOwn(raw, name) && !Object.hasOwn(type.attributes, name)) {
-            throw new ValueTypeError([...pathAt(above, step), name], `unsupported attribute: expected one of ${Object.keys(type.attributes).join(", ") || "no attributes"}`);
-          }
-        }
+        const extra = extraAttribute(raw, type);
+        if (extra !== undefined) throw new ValueTypeError([...pathAt(above, step), extra], `unsupported attribute: expected one of ${Object.keys(type.attributes).join(", ") || "no attributes"}`);
       }
       const here: PathLink = { above, step };
       const object: Record<string, Value> = {};
@@ -72,10 +69,6 @@ function fromWire(raw: unknown, type: CtyType, above: AttributePath | PathLink, 
       return object;
     }
   }
-}
-
-function mismatch(raw: unknown, expected: string, above: AttributePath | PathLink, step: LinkStep): ValueTypeError {
-  return new ValueTypeError(pathAt(above, step), `received ${describeReceived(raw)}, expected ${expected}`);
 }
 
 function isWireRecord(raw: unknown): raw is Record<string, unknown> {

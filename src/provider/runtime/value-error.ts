@@ -1,4 +1,4 @@
-import { formatPath, type AttributePath } from "./attribute-path.js";
+import { formatPath, pathAt, type AttributePath, type LinkStep, type PathLink } from "./attribute-path.js";
 
 /**
  * A value that does not fit its type, found while encoding or decoding: `path` is where (empty for
@@ -13,6 +13,11 @@ export class ValueTypeError extends Error {
     super(path.length === 0 ? problem : `${formatPath(path)}: ${problem}`);
     this.name = "ValueTypeError";
   }
+}
+
+/** The error of a value, at `step` below `above`, that is not what its type expects. */
+export function mismatchAt(received: unknown, expected: string, above: AttributePath | PathLink, step: LinkStep): ValueTypeError {
+  return new ValueTypeError(pathAt(above, step), `received ${describeReceived(received)}, expected ${expected}`);
 }
 
 export function isValueTypeError(error: unknown): error is ValueTypeError {
