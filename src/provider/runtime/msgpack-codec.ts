@@ -2,6 +2,7 @@ import { startupSnapshot } from "node:v8";
 import { Decoder, Encoder, ExtensionCodec } from "@msgpack/msgpack";
 import { pathAt, type AttributePath, type LinkStep, type PathLink } from "./attribute-path.js";
 import { extraAttribute, sortedAttributeNames, sortedKeys, typeFromJson, typeToJson, type CtyType } from "./cty-type.js";
+import { readTypedMsgpack } from "./msgpack-reader.js";
 import { valueFromWire, type WireDialect } from "./value-decoding.js";
 import { describeReceived, mismatchAt, ValueTypeError } from "./value-error.js";
 import { isObjectValue, TypedValue, UNKNOWN, Unknown, type Value } from "./value.js";
@@ -52,8 +53,17 @@ const dialect: WireDialect = {
   },
 };
 
-/** Decodes a `DynamicValue.msgpack` of the given type. Throws `ValueTypeError` on bytes that do not fit it. */
+/**
+ * Decodes a `DynamicValue.msgpack` of the given type. Throws `ValueTypeError` on bytes that do not fit it.
+ * Bytes as terraform writes them are read straight into the value (msgpack-reader.ts); any others
+ * are decoded by the library and converted, whose errors name the path and the value received.
+ */
 export function decodeMsgpack(bytes: Uint8Array, type: CtyType): Value {
+  return readTypedMsgpack(bytes, type) ?? decodeGeneral(bytes, type);
+}
+
+/** Decodes any MessagePack with the library, then converts the tree to a value of `type`: the reference for the reader's plain case. */
+export function decodeGeneral(bytes: Uint8Array, type: CtyType): Value {
   let raw: unknown;
   try {
     raw = (decoder ??= new Decoder({ extensionCodec: extensions })).decode(bytes);

@@ -11,7 +11,8 @@ export interface WireDialect {
   readonly extraAttributes: "ignore" | "reject";
 }
 
-const DECIMAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$/;
+/** How a number may be written as a string (cty's decimal form). */
+export const DECIMAL = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$/;
 
 /**
  * Converts a decoded wire tree (msgpack's or JSON's generic values) into a `Value` of `type`,
