@@ -1,4 +1,4 @@
-import type { GrpcMethod } from "./grpc-server.js";
+import type { GrpcMethod } from "./grpc-connection.js";
 import type { Logger } from "./hclog.js";
 import type { Protocol } from "./protocol.js";
 
