@@ -25,13 +25,12 @@ function serve(): void {
 // The release's executable starts from a V8 startup snapshot taken after this module ran
 // (src/cli/release/sea-executable.ts): then it serves when the snapshot is deserialized, not now.
 // What every process loads of Node.js's own modules is loaded into the snapshot too, where it can
-// be (node:tls and node:http2 hold bindings a snapshot cannot serialize): node:net, which listens;
-// node:cluster, which node:net's listen asks whether this process is a cluster's worker (it
-// decides when it loads, from NODE_UNIQUE_ID: a plugin terraform starts never is); node:assert,
-// node:os and node:fs/promises, which node:http2 loads. Measured: node:net 10 ms less to the
-// handshake line; the others 5 ms more, and 15 ms less to the TLS handshake (docs/manual/benchmarks.md).
+// be (node:tls holds bindings a snapshot cannot serialize): node:net, which listens; node:cluster,
+// which node:net's listen asks whether this process is a cluster's worker (it decides when it
+// loads, from NODE_UNIQUE_ID: a plugin terraform starts never is); node:os, for the socket's
+// directory. Measured: node:net 10 ms less to the handshake line (docs/manual/benchmarks.md).
 if (startupSnapshot.isBuildingSnapshot()) {
-  for (const id of ["node:net", "node:cluster", "node:assert", "node:os", "node:fs/promises"]) process.getBuiltinModule(id);
+  for (const id of ["node:net", "node:cluster", "node:os"]) process.getBuiltinModule(id);
   // what every process but the first of a command loads anyway: its module state (zod, the kinds'
   // documents and schemas, the codecs) comes made from the snapshot; the clients and the engine
   // cannot come with it (undici holds node:http's bindings) and load at ConfigureProvider; and the

@@ -38,9 +38,9 @@ export interface ServeOptions {
  * JSON lines.
  *
  * Only what the handshake needs runs before its line, and after it only what terraform's TLS
- * handshake needs (node:tls and node:http2): `load`, the protocol's codecs and the handlers are
- * loaded on the first call that needs them, so that neither terraform's start of the plugin nor its
- * TLS handshake waits for them. Pass
+ * handshake needs (node:tls): `load`, the protocol's codecs and the handlers are loaded on the
+ * first call that needs them, so that neither terraform's start of the plugin nor its TLS
+ * handshake waits for them. Pass
  * `() => import("./my-provider.js").then((m) => m.provider)`.
  */
 export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<ServedProvider<P>>, options: ServeOptions = {}): Promise<void> {
