@@ -111,7 +111,10 @@ export function serveConnection(socket: Duplex, methods: ReadonlyMap<string, Grp
 class Connection {
   readonly #streams = new Map<number, Stream>();
   readonly #decoder = new HpackDecoder();
-  readonly #out: Buffer[] = [];
+  /** Frames queued since the last write: each one's type, flags and stream, and its payload. */
+  readonly #outHeaders: number[] = [];
+  readonly #outPayloads: Array<Buffer | undefined> = [];
+  #outBytes = 0;
   #flushing = false;
   #input: Buffer = Buffer.alloc(0);
   #prefaceSeen = false;
@@ -168,12 +171,12 @@ class Connection {
     }
     let at = 0;
     while (input.length - at >= 9 && !this.#closed) {
-      const length = input.readUIntBE(at, 3);
+      const length = (input[at]! << 16) | (input[at + 1]! << 8) | input[at + 2]!;
       if (length > MAX_FRAME_SIZE) return this.#fail(ERROR.FRAME_SIZE_ERROR);
       if (input.length - at < 9 + length) break;
       const type = input[at + 3]!;
       const flags = input[at + 4]!;
-      const streamId = input.readUInt32BE(at + 5) & 0x7fffffff;
+      const streamId = ((input[at + 5]! & 0x7f) << 24) | (input[at + 6]! << 16) | (input[at + 7]! << 8) | input[at + 8]!;
       const payload = input.subarray(at + 9, at + 9 + length);
       at += 9 + length;
       try {
@@ -481,25 +484,40 @@ class Connection {
   /** Queues a frame; the frames of one turn of the event loop go out in one write. */
   #frame(type: number, flags: number, streamId: number, payload: Buffer | undefined): void {
     if (this.#closed) return;
-    const header = Buffer.allocUnsafe(9);
-    const length = payload?.length ?? 0;
-    header.writeUIntBE(length, 0, 3);
-    header[3] = type;
-    header[4] = flags;
-    header.writeUInt32BE(streamId, 5);
-    this.#out.push(header);
-    if (payload !== undefined && length > 0) this.#out.push(payload);
+    this.#outHeaders.push(type, flags, streamId);
+    this.#outPayloads.push(payload);
+    this.#outBytes += 9 + (payload?.length ?? 0);
     if (!this.#flushing) {
       this.#flushing = true;
       process.nextTick(() => this.#flush());
     }
   }
 
+  /** Writes the queued frames as one buffer (their 9-octet headers written here, RFC 9113 section 4.1). */
   #flush(): void {
     this.#flushing = false;
-    if (this.#out.length === 0) return;
-    const bytes = this.#out.length === 1 ? this.#out[0]! : Buffer.concat(this.#out);
-    this.#out.length = 0;
+    if (this.#outBytes === 0) return;
+    const bytes = Buffer.allocUnsafe(this.#outBytes);
+    let at = 0;
+    for (let index = 0; index < this.#outPayloads.length; index++) {
+      const payload = this.#outPayloads[index];
+      const length = payload?.length ?? 0;
+      const streamId = this.#outHeaders[3 * index + 2]!;
+      bytes[at] = length >>> 16;
+      bytes[at + 1] = (length >>> 8) & 0xff;
+      bytes[at + 2] = length & 0xff;
+      bytes[at + 3] = this.#outHeaders[3 * index]!;
+      bytes[at + 4] = this.#outHeaders[3 * index + 1]!;
+      bytes[at + 5] = streamId >>> 24;
+      bytes[at + 6] = (streamId >>> 16) & 0xff;
+      bytes[at + 7] = (streamId >>> 8) & 0xff;
+      bytes[at + 8] = streamId & 0xff;
+      if (payload !== undefined) payload.copy(bytes, at + 9);
+      at += 9 + length;
+    }
+    this.#outHeaders.length = 0;
+    this.#outPayloads.length = 0;
+    this.#outBytes = 0;
     if (!this.socket.destroyed) this.socket.write(bytes);
   }
 }
