@@ -50,7 +50,7 @@ export interface GrpcConnection {
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
 const FRAME = { DATA: 0, HEADERS: 1, PRIORITY: 2, RST_STREAM: 3, SETTINGS: 4, PUSH_PROMISE: 5, PING: 6, GOAWAY: 7, WINDOW_UPDATE: 8, CONTINUATION: 9 } as const;
 const FLAG = { END_STREAM: 0x1, ACK: 0x1, END_HEADERS: 0x4, PADDED: 0x8, PRIORITY: 0x20 } as const;
-const ERROR = { NO_ERROR: 0, PROTOCOL_ERROR: 1, FLOW_CONTROL_ERROR: 3, FRAME_SIZE_ERROR: 6, REFUSED_STREAM: 7, COMPRESSION_ERROR: 9 } as const;
+const ERROR = { NO_ERROR: 0, PROTOCOL_ERROR: 1, FLOW_CONTROL_ERROR: 3, FRAME_SIZE_ERROR: 6, REFUSED_STREAM: 7, COMPRESSION_ERROR: 9, ENHANCE_YOUR_CALM: 11 } as const;
 const SETTING = { INITIAL_WINDOW_SIZE: 4, MAX_FRAME_SIZE: 5, MAX_CONCURRENT_STREAMS: 3 } as const;
 
 /** HTTP/2's window until a SETTINGS or WINDOW_UPDATE says otherwise. */
@@ -58,8 +58,10 @@ const DEFAULT_WINDOW = 65_535;
 const MAX_WINDOW = 2 ** 31 - 1;
 /** How much a client may send before the server's WINDOW_UPDATE, per stream and on the connection. */
 const RECEIVE_WINDOW = 4 * 1024 * 1024;
-/** The largest frame the server takes (HTTP/2's default, which it does not raise). */
-const MAX_FRAME_SIZE = 16_384;
+/** HTTP/2's largest frame until a SETTINGS says otherwise: the largest the server takes (it does not raise it), and the largest it sends until the client raises it. */
+const DEFAULT_FRAME_SIZE = 16_384;
+/** The largest header block taken, its HEADERS and CONTINUATION frames together (a client that sends more is refused before HPACK reads it). */
+const MAX_HEADER_BLOCK = 64 * 1024;
 const MAX_STREAMS = 1_000;
 /** The largest request message taken (what terraform-plugin-go's servers take: 256 MiB). */
 const MAX_MESSAGE = 256 * 1024 * 1024;
@@ -120,11 +122,11 @@ class Connection {
   #prefaceSeen = false;
   #lastStreamId = 0;
   #peerInitialWindow = DEFAULT_WINDOW;
-  #peerMaxFrame = 16_384;
+  #peerMaxFrame = DEFAULT_FRAME_SIZE;
   #sendWindow = DEFAULT_WINDOW;
   #connectionUnreturned = 0;
   /** A header block spread over HEADERS and CONTINUATION frames, until END_HEADERS. */
-  #headerBlock: { readonly streamId: number; readonly endStream: boolean; readonly fragments: Buffer[] } | undefined;
+  #headerBlock: { readonly streamId: number; readonly endStream: boolean; readonly fragments: Buffer[]; size: number } | undefined;
   #closing = false;
   #closed = false;
 
@@ -172,7 +174,7 @@ class Connection {
     let at = 0;
     while (input.length - at >= 9 && !this.#closed) {
       const length = (input[at]! << 16) | (input[at + 1]! << 8) | input[at + 2]!;
-      if (length > MAX_FRAME_SIZE) return this.#fail(ERROR.FRAME_SIZE_ERROR);
+      if (length > DEFAULT_FRAME_SIZE) return this.#fail(ERROR.FRAME_SIZE_ERROR);
       if (input.length - at < 9 + length) break;
       const type = input[at + 3]!;
       const flags = input[at + 4]!;
@@ -202,12 +204,15 @@ class Connection {
           if (fragment.length < 5) throw new ConnectionError(ERROR.FRAME_SIZE_ERROR);
           fragment = fragment.subarray(5);
         }
-        this.#headerBlock = { streamId, endStream: (flags & FLAG.END_STREAM) !== 0, fragments: [fragment] };
+        this.#headerBlock = { streamId, endStream: (flags & FLAG.END_STREAM) !== 0, fragments: [fragment], size: fragment.length };
         if (flags & FLAG.END_HEADERS) this.#onHeaderBlock();
         return;
       }
       case FRAME.CONTINUATION:
         if (this.#headerBlock === undefined) throw new ConnectionError(ERROR.PROTOCOL_ERROR);
+        this.#headerBlock.size += payload.length;
+        // CONTINUATION without end (a flood of them) would hold memory for nothing
+        if (this.#headerBlock.size > MAX_HEADER_BLOCK) throw new ConnectionError(ERROR.ENHANCE_YOUR_CALM);
         this.#headerBlock.fragments.push(payload);
         if (flags & FLAG.END_HEADERS) this.#onHeaderBlock();
         return;
@@ -250,7 +255,7 @@ class Connection {
       for (const stream of this.#streams.values()) stream.sendWindow += delta;
       if (delta > 0) this.#sendQueued();
     } else if (identifier === SETTING.MAX_FRAME_SIZE) {
-      if (value < 16_384 || value > 16_777_215) throw new ConnectionError(ERROR.PROTOCOL_ERROR);
+      if (value < DEFAULT_FRAME_SIZE || value > 16_777_215) throw new ConnectionError(ERROR.PROTOCOL_ERROR);
       this.#peerMaxFrame = value;
     }
   }

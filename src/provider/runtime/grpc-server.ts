@@ -33,8 +33,9 @@ export function listenAddressText(address: ListenAddress): string {
 export interface GrpcServer {
   readonly address: ListenAddress;
   /**
-   * Loads TLS and serves every connection, those accepted before included (they wait until then). Called once the handshake line is out, so that terraform does not wait for the
-   * loading before it reads where to connect.
+   * Loads TLS and serves every connection, those accepted before included (they wait until then).
+   * Called once the handshake line is out, so that terraform does not wait for the loading before
+   * it reads where to connect.
    */
   start(): void;
   /** Ends the held streams, stops accepting connections and closes the open ones once their calls are answered. */

@@ -231,6 +231,16 @@ describe("the gRPC server's HTTP/2", () => {
     client.close();
   });
 
+  it("refuses a header block that CONTINUATION frames make larger than 64 KiB: GOAWAY with ENHANCE_YOUR_CALM", async () => {
+    await serve(new Map([["/test.Service/Echo", echo]]));
+    const client = await RawClient.connect(server!);
+    client.send(1, 0, 1, encodeHeaders([[":method", "POST"], [":path", "/test.Service/Echo"]]));
+    for (let index = 0; index < 5; index++) client.send(9, 0, 1, Buffer.alloc(16_000, 0x41));
+    const goAway = await client.frame((frame) => frame.type === 7);
+    expect(goAway.payload.readUInt32BE(4)).toBe(11);
+    client.close();
+  });
+
   it("answers PING with its ACK, and SETTINGS with an ACK", async () => {
     await serve(new Map([["/test.Service/Echo", echo]]));
     const client = await RawClient.connect(server!);
