@@ -1,5 +1,5 @@
 import type { Duplex } from "node:stream";
-import { encodeHeaders, HpackDecoder, HpackError } from "./hpack.js";
+import { encodeHeaders, HpackDecoder, HpackError, type HeaderField } from "./hpack.js";
 
 /** gRPC status codes the server answers with (as gRPC numbers them). */
 export const GRPC_STATUS = { OK: 0, INVALID_ARGUMENT: 3, RESOURCE_EXHAUSTED: 8, UNIMPLEMENTED: 12, INTERNAL: 13 } as const;
@@ -68,10 +68,12 @@ const MAX_MESSAGE = 256 * 1024 * 1024;
 /** A grpc-message longer than this (percent-encoded) is cut, so that a status fits one HEADERS frame. */
 const MAX_STATUS_MESSAGE = 8_192;
 
-const RESPONSE_HEADERS = encodeHeaders([
+/** The headers of every answer, and of a trailers-only one before its status. */
+const RESPONSE_FIELDS: ReadonlyArray<HeaderField> = [
   [":status", "200"],
   ["content-type", "application/grpc+proto"],
-]);
+];
+const RESPONSE_HEADERS = encodeHeaders(RESPONSE_FIELDS);
 const OK_TRAILERS = encodeHeaders([["grpc-status", String(GRPC_STATUS.OK)]]);
 
 interface Stream {
@@ -321,10 +323,8 @@ class Connection {
       if (endStream) this.#onRemoteEnd(existing);
       return;
     }
-    if (streamId <= this.#lastStreamId || streamId % 2 === 0) {
-      if (streamId % 2 === 0) throw new ConnectionError(ERROR.PROTOCOL_ERROR);
-      return;
-    }
+    if (streamId % 2 === 0) throw new ConnectionError(ERROR.PROTOCOL_ERROR);
+    if (streamId <= this.#lastStreamId) return;
     this.#lastStreamId = streamId;
     if (this.#closing) return this.#reset(streamId, ERROR.REFUSED_STREAM);
     if (this.#streams.size >= MAX_STREAMS) return this.#reset(streamId, ERROR.REFUSED_STREAM);
@@ -394,8 +394,7 @@ class Connection {
     let text = encodeURIComponent(message);
     if (text.length > MAX_STATUS_MESSAGE) text = `${encodeURIComponent(message.slice(0, 900))}%E2%80%A6`;
     const block = encodeHeaders([
-      [":status", "200"],
-      ["content-type", "application/grpc+proto"],
+      ...RESPONSE_FIELDS,
       ["grpc-status", String(code)],
       ["grpc-message", text],
     ]);

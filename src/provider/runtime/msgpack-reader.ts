@@ -151,11 +151,16 @@ class Reader {
     return size === 1 ? this.bytes[start]! : size === 2 ? this.bytes.readUInt16BE(start) : this.bytes.readUInt32BE(start);
   }
 
+  /** The length after a header of the 8-, 16- and 32-bit family starting at `first` (ext 0xc7, bin 0xc4, str 0xd9). */
+  private sizedLength(head: number, first: number): number {
+    return this.uint(head === first ? 1 : head === first + 1 ? 2 : 4);
+  }
+
   /** Whether `head` starts cty's unknown (extension 0, or 12 with refinements), moving past it; any other extension is not plain. */
   private isUnknown(head: number): boolean {
     let size: number;
     if (head >= 0xd4 && head <= 0xd8) size = 1 << (head - 0xd4);
-    else if (head >= 0xc7 && head <= 0xc9) size = this.uint(head === 0xc7 ? 1 : head === 0xc8 ? 2 : 4);
+    else if (head >= 0xc7 && head <= 0xc9) size = this.sizedLength(head, 0xc7);
     else return false;
     const extension = this.byte();
     if (extension !== UNKNOWN_EXTENSION && extension !== REFINED_UNKNOWN_EXTENSION) throw NOT_PLAIN;
@@ -168,8 +173,8 @@ class Reader {
     let length: number;
     const binary = head >= 0xc4 && head <= 0xc6;
     if (head >= 0xa0 && head <= 0xbf) length = head - 0xa0;
-    else if (head >= 0xd9 && head <= 0xdb) length = this.uint(head === 0xd9 ? 1 : head === 0xda ? 2 : 4);
-    else if (binary) length = this.uint(head === 0xc4 ? 1 : head === 0xc5 ? 2 : 4);
+    else if (head >= 0xd9 && head <= 0xdb) length = this.sizedLength(head, 0xd9);
+    else if (binary) length = this.sizedLength(head, 0xc4);
     else throw NOT_PLAIN;
     const start = this.take(length);
     const end = start + length;
@@ -255,7 +260,7 @@ class Reader {
   private attributeName(names: ReadonlyArray<WireName>, next: number): number {
     const head = this.byte();
     if (!isStr(head)) throw NOT_PLAIN;
-    const length = head <= 0xbf ? head - 0xa0 : this.uint(head === 0xd9 ? 1 : head === 0xda ? 2 : 4);
+    const length = head <= 0xbf ? head - 0xa0 : this.sizedLength(head, 0xd9);
     const start = this.take(length);
     if (next < names.length && this.equals(names[next]!.bytes, start, length)) return next;
     for (let index = 0; index < names.length; index++) if (this.equals(names[index]!.bytes, start, length)) return index;
