@@ -1,15 +1,26 @@
+import { startupSnapshot } from "node:v8";
+import { readProviderAnswers } from "../../src/provider/provider-answers.js";
+import { readProviderSchemas } from "../../src/provider/provider-schemas.js";
+import type { ListedResource, Schema, ServedProvider, Value } from "../../src/provider/runtime/index.js";
 import { serveProvider } from "../../src/provider/runtime/serve.js";
-import { isUnknown, type ResourceType, type Schema, type Value } from "../../src/provider/runtime/index.js";
+import type { WarmCall } from "../../src/provider/runtime/warm-up.js";
 
 /**
- * The benchmark's protocol floor: converge's provider with every resource's work taken out (no
- * service, no engine: a create fills what is unknown, a read answers the state it was given). What
- * terraform spends with it is what any provider of these schemas costs on this runtime.
+ * The benchmark's protocol floor: converge's provider runtime serving converge's schemas with all
+ * of the provider's own work taken out (no validation, no service, no engine: a plan is the
+ * runtime's own, a create fills what is unknown, a read answers the state it was given). What
+ * terraform spends with it is what any provider of these schemas costs on this runtime. Its
+ * definition is made from the schemas and constant answers the build wrote, so that it loads none
+ * of the provider's code (zod, the clients, undici).
+ *
+ * Run as it is (`node dist/test/bench/floor-provider.js`), or packaged as the release packages the
+ * provider (`test/bench/packaged-floor.ts`: a single executable that starts from a V8 startup
+ * snapshot taken after this module ran, shaped as src/provider/main.ts is).
  */
 let counter = 0;
 
 /** The values with each unknown one filled in by its attribute's type (a string an ID like the service's). */
-function filled(values: Readonly<Record<string, Value>>, schema: Schema): Record<string, Value> {
+function filled(values: Readonly<Record<string, Value>>, schema: Schema, isUnknown: (value: Value) => boolean): Record<string, Value> {
   return Object.fromEntries(Object.entries(values).map(([name, value]) => {
     if (!isUnknown(value)) return [name, value];
     const kind = schema.attributes[name]?.type.kind;
@@ -21,18 +32,57 @@ function filled(values: Readonly<Record<string, Value>>, schema: Schema): Record
   }));
 }
 
-await serveProvider(async () => {
-  const { convergeProvider } = await import("../../src/provider/converge-provider.js");
-  const nothing = (resource: ResourceType<Schema, unknown>): ResourceType<Schema, unknown> => ({
-    schema: resource.schema,
+/** converge's schemas, every resource and data source doing nothing. */
+async function floorDefinition(): Promise<ServedProvider<unknown>> {
+  const { isUnknown } = await import("../../src/provider/runtime/index.js");
+  const schemas = readProviderSchemas();
+  const nothing = (schema: Schema): ListedResource<unknown> => ({
+    schema,
     read: async ({ state }) => state,
-    create: async ({ planned }) => filled(planned, resource.schema) as never,
-    update: async ({ planned }) => filled(planned, resource.schema) as never,
+    create: async ({ planned }) => filled(planned, schema, isUnknown),
+    update: async ({ planned }) => filled(planned, schema, isUnknown),
     delete: async () => undefined,
   });
   return {
-    ...convergeProvider,
+    name: schemas.name,
+    schema: schemas.provider,
     configure: () => ({}),
-    resources: Object.fromEntries(Object.entries(convergeProvider.resources).map(([name, resource]) => [name, nothing(resource as ResourceType<Schema, unknown>)])),
-  } as never;
-});
+    resources: Object.fromEntries(Object.entries(schemas.resources).map(([name, schema]) => [name, nothing(schema)])),
+    dataSources: Object.fromEntries(Object.entries(schemas.dataSources).map(([name, schema]) => [name, { schema, read: async ({ config }) => filled(config, schema, isUnknown) }])),
+  };
+}
+
+function serve(): void {
+  serveProvider(floorDefinition, { certificateOrganization: "converge-floor", constantAnswers: readProviderAnswers }).catch((error: unknown) => {
+    process.stderr.write(`the floor provider could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}
+
+/**
+ * A configuration of each resource and data source and of the provider, its required attributes
+ * set: the validation calls the snapshot's warm-up answers, as src/provider/snapshot-warm-up.ts
+ * answers the provider's (the floor validates nothing, but the runtime's path is the same).
+ */
+function warmCalls(served: ServedProvider<unknown>): WarmCall[] {
+  const config = (schema: Schema): Record<string, Value> =>
+    Object.fromEntries(Object.entries(schema.attributes).filter(([, attribute]) => attribute.required === true).map(([name, attribute]) => {
+      const kind = attribute.type.kind;
+      return [name, kind === "bool" ? true : kind === "number" ? 1 : kind === "string" ? "floor" : null];
+    }));
+  return [
+    { rpc: "ValidateProviderConfig", typeName: served.name, config: config(served.schema) },
+    ...Object.entries(served.resources).map(([typeName, listed]): WarmCall => ({ rpc: "ValidateResourceConfig", typeName, config: config(listed.schema) })),
+    ...Object.entries(served.dataSources).map(([typeName, listed]): WarmCall => ({ rpc: "ValidateDataResourceConfig", typeName, config: config(listed.schema) })),
+  ];
+}
+
+// packaged: what src/provider/main.ts puts in the provider's snapshot (Node.js's modules every
+// process loads, the runtime's, its validation path warmed up), so that the floor starts as the
+// provider does, without the provider's own modules
+if (startupSnapshot.isBuildingSnapshot()) {
+  for (const id of ["node:net", "node:cluster", "node:os"]) process.getBuiltinModule(id);
+  void Promise.all([floorDefinition(), import("../../src/provider/runtime/warm-up.js")]).then(([served, { warmUp }]) => warmUp(served, warmCalls(served)));
+  startupSnapshot.addSerializeCallback(() => Object.defineProperty(process, "pid", { value: 0 }));
+  startupSnapshot.setDeserializeMainFunction(serve);
+} else serve();

@@ -19,6 +19,8 @@ const VERSION = (JSON.parse(readFileSync(join(REPOSITORY, "package.json"), "utf8
 /** Where `converge provider package` writes by default, and the linux_amd64 executable in it. */
 const RELEASE_DIR = join(REPOSITORY, "dist/release");
 const PACKAGED_EXECUTABLE = join(RELEASE_DIR, `executables/linux_amd64/terraform-provider-converge_v${VERSION}`);
+/** The protocol floor packaged as the release is (test/bench/packaged-floor.ts), made by the experiment. */
+const PACKAGED_FLOOR = join(REPOSITORY, "dist/bench/packaged-floor");
 
 /** The reads of a no-change plan, as the service names them. */
 const READS = ["GetApis", "GetApi", "GetRoutes", "GetIntegrations", "GetRoute", "GetIntegration"];
@@ -129,11 +131,13 @@ const series = (): Series => ({ apply: [], plan: [], planReads: [] });
 /**
  * Provider executables timed beside the installed provider, each through terraform's dev_overrides
  * against a service of its own: one line each (a packaged provider's executable, say). The protocol
- * floor is the runtime with every resource's work taken out.
+ * floor is the runtime with every resource's work taken out; packaged, the release's executable
+ * with none of converge's own work.
  */
 const OVERRIDDEN_PROVIDERS: ReadonlyArray<{ readonly label: string; readonly command: ReadonlyArray<string> }> = [
   { label: "packaged executable", command: [PACKAGED_EXECUTABLE] },
   { label: "protocol floor", command: [process.execPath, resolve(import.meta.dirname, "../floor-provider.js")] },
+  { label: "packaged protocol floor", command: [PACKAGED_FLOOR] },
 ];
 
 /** Each way's handshake (spawn to go-plugin's line, as terraform starts a provider), median of HANDSHAKES runs taken in turns. */
@@ -151,14 +155,21 @@ async function ensurePackagedExecutable(): Promise<void> {
   if (packaged.code !== 0 || !existsSync(PACKAGED_EXECUTABLE)) throw new Error(`converge provider package exited ${packaged.code} without ${PACKAGED_EXECUTABLE}: ${packaged.stderr.slice(-600)}`);
 }
 
+/** The packaged protocol floor, made again for each run (from this build, padded to the release's executable's size). */
+async function packageFloor(): Promise<void> {
+  const packaged = await runProcess(process.execPath, [resolve(import.meta.dirname, "../packaged-floor.js"), PACKAGED_FLOOR, PACKAGED_EXECUTABLE], { env: { ...process.env } as Record<string, string>, timeoutMs: 300_000 });
+  if (packaged.code !== 0 || !existsSync(PACKAGED_FLOOR)) throw new Error(`packaged-floor.js exited ${packaged.code} without ${PACKAGED_FLOOR}: ${packaged.stderr.slice(-600)}`);
+}
+
 export const terraformProvider: BenchExperiment = {
   name: "terraform-provider",
-  description: "terraform apply from empty and no-change plan with the converge provider (100 and 1,000 routes + integrations), its development wrapper and its packaged executable, vs terraform_data, the protocol floor, and converge apply / plan; each way's handshake",
+  description: "terraform apply from empty and no-change plan with the converge provider (100 and 1,000 routes + integrations), its development wrapper and its packaged executable, vs terraform_data, the protocol floor (from the checkout and packaged as the release), and converge apply / plan; each way's handshake",
   async run({ rounds }) {
     const problems: string[] = [];
     const home = await mkdtemp(join(tmpdir(), "converge-bench-provider-"));
     const results: Array<{ size: Size; provider: Series; overridden: Series[]; data: Series; converge: Series }> = [];
     await ensurePackagedExecutable();
+    await packageFloor();
     const handshakes = HANDSHAKE_WAYS.map((): number[] => []);
     for (let run = 0; run < HANDSHAKES; run += 1) {
       for (const [index, way] of HANDSHAKE_WAYS.entries()) handshakes[index]!.push(await handshakeMs(way.command));
@@ -273,7 +284,7 @@ export const terraformProvider: BenchExperiment = {
     const markdown = [
       "### Terraform provider: terraform apply and plan of routes and integrations",
       "",
-      `Routes and integrations (half each, each route targeting its integration; 100 in one HTTP API, 1,000 over 4), against the embedded service in the bench process with no latency or throttle; ${rounds} rounds, the ways in rotating order, each from empty; medians. terraform_data: as many resources of terraform's built-in type (no provider process, no I/O). Protocol floor: the same provider and schemas with every resource's work taken out (test/bench/floor-provider.ts).`,
+      `Routes and integrations (half each, each route targeting its integration; 100 in one HTTP API, 1,000 over 4), against the embedded service in the bench process with no latency or throttle; ${rounds} rounds, the ways in rotating order, each from empty; medians. terraform_data: as many resources of terraform's built-in type (no provider process, no I/O). Protocol floor: the runtime serving the same schemas with all of the provider's own work taken out (test/bench/floor-provider.ts); packaged: the same, made a single executable as the release's is, padded to its size (test/bench/packaged-floor.ts).`,
       "",
       `| resources | run | converge provider | terraform_data | ratio | ${OVERRIDDEN_PROVIDERS.map(({ label }) => `${label} | `).join("")}converge CLI |`,
       `| --- | --- | --- | --- | --- | ${OVERRIDDEN_PROVIDERS.map(() => "--- | ").join("")}--- |`,

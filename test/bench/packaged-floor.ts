@@ -1,0 +1,66 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { convergePackageRoot, terraformPlatform } from "../../src/cli/provider-install.js";
+import { bundleProvider } from "../../src/cli/release/provider-bundle.js";
+import { RELEASE_PLATFORMS } from "../../src/cli/release/release-platform.js";
+import { buildSeaExecutable } from "../../src/cli/release/sea-executable.js";
+import { releaseCacheDir, seaNodeBinary, strippedNodeBinary } from "../../src/cli/release/sea-node.js";
+
+/**
+ * The protocol floor (test/bench/floor-provider.ts) packaged as `converge provider package` packages
+ * the provider: bundled with the same esbuild options, a single executable of the same Node.js
+ * (stripped), started from a V8 startup snapshot, then padded with zero bytes to the size of the
+ * release's executable, because terraform hashes an installed provider's whole executable on every
+ * command. It is what any provider of converge's schemas costs on this runtime in this packaging,
+ * doing nothing: the floor of the release's executable, as `../shared/go-floor` is the floor of a
+ * Go provider. Time it as the `tsfloor` way of `../shared/go-floor/bench.py`
+ * (docs/manual/benchmarks.md says how).
+ *
+ * `node dist/test/bench/packaged-floor.js OUT [PAD_TO]` after `npm run build`: PAD_TO is the
+ * executable whose size OUT takes (default: the release's in dist/release, when there is one).
+ */
+const ROOT = convergePackageRoot();
+const [outArgument, padArgument] = process.argv.slice(2);
+if (outArgument === undefined) throw new Error("usage: node dist/test/bench/packaged-floor.js OUT [PAD_TO]: OUT is the executable to write");
+const out = resolve(outArgument);
+const platform = RELEASE_PLATFORMS.find((candidate) => candidate.name === terraformPlatform());
+if (platform === undefined) throw new Error(`the floor is packaged for this machine's platform, ${terraformPlatform()}: the release knows ${RELEASE_PLATFORMS.map((known) => known.name).join(", ")}`);
+const padTo = resolve(padArgument ?? join(ROOT, `dist/release/executables/${platform.name}/terraform-provider-converge_v0.1.0`));
+
+/** Every JSON file the build wrote under dist/src/provider (the schemas, the constant answers, the protocol's tables), by path from the package root. */
+function providerDataFiles(): Record<string, string> {
+  const found: Record<string, string> = {};
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith(".json")) found[relative(ROOT, path).split(sep).join("/")] = readFileSync(path, "utf8");
+    }
+  };
+  walk(join(ROOT, "dist/src/provider"));
+  return found;
+}
+
+const buildDir = join(dirname(out), ".floor-build");
+mkdirSync(buildDir, { recursive: true });
+try {
+  const bundle = await bundleProvider({
+    entry: join(ROOT, "dist/test/bench/floor-provider.js"),
+    packageRoot: ROOT,
+    outFile: join(buildDir, "floor-provider.cjs"),
+    extraDataFiles: providerDataFiles(),
+  });
+  const builder = seaNodeBinary(platform, releaseCacheDir());
+  const target = strippedNodeBinary(builder, platform.stripTools);
+  const executable = buildSeaExecutable({ builder, target: target.binary, bundle: bundle.file, output: out, configName: "sea-config-floor.json", codeCache: false, snapshot: true });
+  const own = executable.bytes;
+  if (existsSync(padTo) && statSync(padTo).size > own) {
+    // zero bytes past the end of the executable: what the program reads stays the same
+    truncateSync(out, statSync(padTo).size);
+    console.log(`${out}: ${own} bytes (bundle ${bundle.bytes} bytes of ${bundle.inputs} files), padded to ${statSync(out).size} bytes, the size of ${padTo}`);
+  } else {
+    console.log(`${out}: ${own} bytes (bundle ${bundle.bytes} bytes of ${bundle.inputs} files), not padded (${existsSync(padTo) ? `${padTo} is not larger` : `no ${padTo}: run converge provider package first to pad to the release's size`})`);
+  }
+} finally {
+  rmSync(buildDir, { recursive: true, force: true });
+}
