@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { convergePackageRoot, terraformPlatform } from "../../src/cli/provider-install.js";
+import { terraformPlatform } from "../../src/cli/provider-install.js";
+import { convergePackageJson } from "../../src/cli/release/package-version.js";
 import { bundleProvider } from "../../src/cli/release/provider-bundle.js";
 import { RELEASE_PLATFORMS } from "../../src/cli/release/release-platform.js";
 import { buildSeaExecutable } from "../../src/cli/release/sea-executable.js";
@@ -19,13 +20,13 @@ import { releaseCacheDir, seaNodeBinary, strippedNodeBinary } from "../../src/cl
  * `node dist/test/bench/packaged-floor.js OUT [PAD_TO]` after `npm run build`: PAD_TO is the
  * executable whose size OUT takes (default: the release's in dist/release, when there is one).
  */
-const ROOT = convergePackageRoot();
+const { root: ROOT, version: VERSION } = convergePackageJson();
 const [outArgument, padArgument] = process.argv.slice(2);
 if (outArgument === undefined) throw new Error("usage: node dist/test/bench/packaged-floor.js OUT [PAD_TO]: OUT is the executable to write");
 const out = resolve(outArgument);
 const platform = RELEASE_PLATFORMS.find((candidate) => candidate.name === terraformPlatform());
 if (platform === undefined) throw new Error(`the floor is packaged for this machine's platform, ${terraformPlatform()}: the release knows ${RELEASE_PLATFORMS.map((known) => known.name).join(", ")}`);
-const padTo = resolve(padArgument ?? join(ROOT, `dist/release/executables/${platform.name}/terraform-provider-converge_v0.1.0`));
+const padTo = resolve(padArgument ?? join(ROOT, `dist/release/executables/${platform.name}/terraform-provider-converge_v${VERSION}`));
 
 /** Every JSON file the build wrote under dist/src/provider (the schemas, the constant answers, the protocol's tables), by path from the package root. */
 function providerDataFiles(): Record<string, string> {
@@ -41,8 +42,9 @@ function providerDataFiles(): Record<string, string> {
   return found;
 }
 
-const buildDir = join(dirname(out), ".floor-build");
-mkdirSync(buildDir, { recursive: true });
+mkdirSync(dirname(out), { recursive: true });
+// a directory of this run's own: two runs at once (the test and the experiment, say) share nothing but OUT's directory
+const buildDir = mkdtempSync(join(dirname(out), ".floor-build-"));
 try {
   const bundle = await bundleProvider({
     entry: join(ROOT, "dist/test/bench/floor-provider.js"),
