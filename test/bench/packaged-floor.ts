@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, truncateSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { terraformPlatform } from "../../src/cli/provider-install.js";
 import { convergePackageJson } from "../../src/cli/release/package-version.js";
 import { bundleProvider } from "../../src/cli/release/provider-bundle.js";
@@ -13,9 +13,9 @@ import { releaseCacheDir, seaNodeBinary, strippedNodeBinary } from "../../src/cl
  * (stripped), started from a V8 startup snapshot, then padded with zero bytes to the size of the
  * release's executable, because terraform hashes an installed provider's whole executable on every
  * command. It is what any provider of converge's schemas costs on this runtime in this packaging,
- * doing nothing: the floor of the release's executable, as `../shared/go-floor` is the floor of a
- * Go provider. Time it as the `tsfloor` way of `../shared/go-floor/bench.py`
- * (docs/manual/benchmarks.md says how).
+ * doing nothing: the floor of the release's executable, as the Go floor is the floor of a Go
+ * provider. Time it as the Go floor bench's `tsfloor` way (docs/manual/benchmarks.md, "issue 32's
+ * sixth pass", says how).
  *
  * `node dist/test/bench/packaged-floor.js OUT [PAD_TO]` after `npm run build`: PAD_TO is the
  * executable whose size OUT takes (default: the release's in dist/release, when there is one).
@@ -28,20 +28,6 @@ const platform = RELEASE_PLATFORMS.find((candidate) => candidate.name === terraf
 if (platform === undefined) throw new Error(`the floor is packaged for this machine's platform, ${terraformPlatform()}: the release knows ${RELEASE_PLATFORMS.map((known) => known.name).join(", ")}`);
 const padTo = resolve(padArgument ?? join(ROOT, `dist/release/executables/${platform.name}/terraform-provider-converge_v${VERSION}`));
 
-/** Every JSON file the build wrote under dist/src/provider (the schemas, the constant answers, the protocol's tables), by path from the package root. */
-function providerDataFiles(): Record<string, string> {
-  const found: Record<string, string> = {};
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.name.endsWith(".json")) found[relative(ROOT, path).split(sep).join("/")] = readFileSync(path, "utf8");
-    }
-  };
-  walk(join(ROOT, "dist/src/provider"));
-  return found;
-}
-
 mkdirSync(dirname(out), { recursive: true });
 // a directory of this run's own: two runs at once (the test and the experiment, say) share nothing but OUT's directory
 const buildDir = mkdtempSync(join(dirname(out), ".floor-build-"));
@@ -50,7 +36,8 @@ try {
     entry: join(ROOT, "dist/test/bench/floor-provider.js"),
     packageRoot: ROOT,
     outFile: join(buildDir, "floor-provider.cjs"),
-    extraDataFiles: providerDataFiles(),
+    // the files the build wrote beside the provider (its schemas, constant answers, the protocol's tables), which the floor reads
+    dataDirectory: join(ROOT, "dist/src/provider"),
   });
   const builder = seaNodeBinary(platform, releaseCacheDir());
   const target = strippedNodeBinary(builder, platform.stripTools);

@@ -7,8 +7,8 @@ import { runProcess } from "../support/run-process.js";
 import { describeResult, mirroredExecutable, planLine, providerBlock, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "./terraform-fixture.js";
 
 /**
- * The benchmark's protocol floor (test/bench/floor-provider.ts), as ../shared/go-floor's bench and
- * the terraform-provider experiment run it: converge's schemas served by the runtime with no work.
+ * The benchmark's protocol floor (test/bench/floor-provider.ts), as the Go floor's bench and the
+ * terraform-provider experiment run it (docs/manual/benchmarks.md, "issue 32's sixth pass"): converge's schemas served by the runtime with no work.
  * Its numbers are only worth quoting while terraform can use it: an apply from empty fills what is
  * unknown, the no-change plan after it has nothing to do, and it never calls a service (there is
  * none here). Run as it is, and packaged as the release is (test/bench/packaged-floor.ts).

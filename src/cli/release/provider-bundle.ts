@@ -27,7 +27,9 @@ export interface SeaBundleOptions {
   readonly entry: string;
   readonly packageRoot: string;
   readonly outFile: string;
-  /** Files to inline beside those found under the entry's directory, by path relative to the package root, with their text. */
+  /** Where the JSON files to inline are found (every one under it). @default the entry's directory */
+  readonly dataDirectory?: string;
+  /** Files to inline beside those found under `dataDirectory`, by path relative to the package root, with their text. */
   readonly extraDataFiles?: Readonly<Record<string, string>>;
   /** Imports left out of the bundle, as written in the importing module (esbuild's `external`): modules the bundle never loads. */
   readonly leaveOut?: ReadonlyArray<string>;
@@ -38,7 +40,7 @@ export interface SeaBundleOptions {
  * CommonJS script `outFile` that needs nothing beside it (a script can be a V8 startup snapshot's
  * entry, and `require` of Node.js's modules does not build their ES module facades, whose getters
  * load modules nobody uses: node:http's loads Node.js's own undici). In it every module of the package and of its dependencies, and the JSON files the
- * build wrote under the entry's directory (the provider's schemas, its constant answers), which the modules read with `readFileSync` at paths from
+ * build wrote under `dataDirectory`, the entry's directory by default (the provider's schemas, its constant answers), which the modules read with `readFileSync` at paths from
  * their `import.meta.url`. Each module's `import.meta.url` becomes its path under a virtual root,
  * and the bundle's prelude answers `readFileSync` of the inlined files there (and only there).
  * `createRequire(import.meta.url)(X)` becomes `require(X)`, so that esbuild bundles X too.
@@ -48,7 +50,7 @@ export async function bundleProvider(options: SeaBundleOptions): Promise<Provide
     throw new Error(`provider package needs esbuild, a devDependency of converge: run it from a checkout after npm install (${(error as Error).message})`);
   });
   const { packageRoot } = options;
-  const dataFiles = jsonFilesUnder(dirname(options.entry)).map((file) => relative(packageRoot, file).split(sep).join("/"));
+  const dataFiles = jsonFilesUnder(options.dataDirectory ?? dirname(options.entry)).map((file) => relative(packageRoot, file).split(sep).join("/"));
   const inlined = { ...Object.fromEntries(dataFiles.map((file) => [file, readFileSync(join(packageRoot, file), "utf8")])), ...options.extraDataFiles };
   const virtualUrl = (file: string) => {
     const path = relative(packageRoot, file).split(sep).join("/");
