@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
+import { isBuiltin } from "node:module";
+import { dirname, join, relative, resolve, sep } from "node:path";
 
 /**
  * Where the bundle's modules believe they are: `import.meta.url` of a module bundled from
@@ -56,17 +57,28 @@ export async function bundleProvider(options: SeaBundleOptions): Promise<Provide
     const path = relative(packageRoot, file).split(sep).join("/");
     return new URL(path.startsWith("..") ? `external/${path.replace(/^(\.\.\/)+/, "")}` : path, VIRTUAL_ROOT_URL).href;
   };
+  const leftOut = options.leaveOut ?? [];
   const result = await esbuild.build({
     entryPoints: [options.entry],
     outfile: options.outFile,
+    // the paths of messages and of the metafile, relative to the package, wherever the build runs
+    absWorkingDir: resolve(packageRoot),
     bundle: true,
     platform: "node",
     format: "cjs",
     target: "node20",
     minify: true,
     legalComments: "none",
-    // the release build's own tool (provider package), never run from a bundle
-    external: ["esbuild", ...(options.leaveOut ?? [])],
+    // esbuild is the release build's own tool, never bundled: a module of the bundle that loads it is
+    // reported by assertSelfContained
+    external: ["esbuild", ...leftOut],
+    // a package's ES module build before its `main`: its imports are static, and the bundler
+    // follows them; a UMD `main` (jsonc-parser's) requires its own files through its factory's
+    // parameter, which no bundler sees, and the executable would ask the runtime for them
+    mainFields: ["module", "main"],
+    // a require the bundler cannot follow is an error, not a warning: the single executable holds
+    // no file beside the bundle, so it would fail there, at a user's, on the first call that needs it
+    logOverride: Object.fromEntries(UNFOLLOWED_LOADS.map((id) => [id, "error"])),
     metafile: true,
     logLevel: "silent",
     banner: { js: bundlePrelude(inlined) },
@@ -90,8 +102,10 @@ export async function bundleProvider(options: SeaBundleOptions): Promise<Provide
         },
       },
     ],
+  }).catch((error: unknown) => {
+    throw new Error(`esbuild could not bundle ${options.entry}: ${describeBuildFailure(error)}`);
   });
-  if (result.errors.length > 0) throw new Error(`esbuild could not bundle ${options.entry}: ${result.errors.map((problem) => problem.text).join("; ")}`);
+  assertSelfContained(options.entry, result.metafile, leftOut);
   const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
   const output = Object.values(result.metafile.outputs)[0];
   const largestInputs = Object.entries(output?.inputs ?? {})
@@ -99,6 +113,44 @@ export async function bundleProvider(options: SeaBundleOptions): Promise<Provide
     .sort((a, b) => b.bytes - a.bytes || (a.path < b.path ? -1 : 1))
     .slice(0, 15);
   return { file: options.outFile, bytes, inputs: Object.keys(result.metafile.inputs).length, dataFiles: Object.keys(inlined).sort(), largestInputs };
+}
+
+/**
+ * esbuild's messages for a load it leaves to the runtime: `require` passed around as a value (a UMD
+ * factory's parameter), `require(expression)`, `import(expression)`.
+ */
+const UNFOLLOWED_LOADS = ["indirect-require", "unsupported-require-call", "unsupported-dynamic-import"];
+
+/** esbuild's failure as one line per problem: `file:line:column: text`. */
+function describeBuildFailure(error: unknown): string {
+  const problems = (error as { errors?: ReadonlyArray<import("esbuild").Message> }).errors;
+  if (!Array.isArray(problems) || problems.length === 0) return error instanceof Error ? error.message : String(error);
+  return problems.map((problem) => (problem.location ? `${problem.location.file}:${problem.location.line}:${problem.location.column}: ${problem.text}` : problem.text)).join("; ");
+}
+
+/**
+ * Throws unless every module the bundle of `entry` still loads at run time is one of the runtime's
+ * own (`node:fs`, `path`: isRuntimeModule) or one left out on purpose (`leftOut`): a `require` of a relative path or
+ * of a package the bundle does not hold would fail in the single executable, where no file is
+ * beside it.
+ */
+export function assertSelfContained(entry: string, metafile: import("esbuild").Metafile, leftOut: ReadonlyArray<string>): void {
+  const strays = new Set<string>();
+  for (const [input, { imports }] of Object.entries(metafile.inputs)) {
+    for (const load of imports) {
+      if (load.external && !isRuntimeModule(load.path) && !leftOut.includes(load.path)) strays.add(`${input} loads "${load.path}" (${load.kind})`);
+    }
+  }
+  if (strays.size > 0) throw new Error(`the bundle of ${entry} would load at run time what it does not hold: ${[...strays].sort().join("; ")}`);
+}
+
+/**
+ * Whether `specifier` names a module of the runtime itself: any `node:` one (the scheme is the
+ * runtime's; a newer runtime than the builder's has modules the builder does not know, such as
+ * `node:sqlite`, which undici asks for), or a bare name the builder's Node.js knows (`fs`).
+ */
+function isRuntimeModule(specifier: string): boolean {
+  return specifier.startsWith("node:") || isBuiltin(specifier);
 }
 
 function jsonFilesUnder(directory: string): string[] {
