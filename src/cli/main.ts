@@ -199,14 +199,12 @@ providerCommand
 
 providerCommand
   .command("package")
-  .description("build the release: per platform a single executable (Node.js SEA) of the provider and one of the CLI, a zip of each, one SHA256SUMS (signed with --sign-with), manifest.json and the provider's filesystem and network mirror layouts; the same commit builds the same bytes")
+  .description("build the release: per platform a single executable (Bun, compiled with its bytecode) of the provider and one of the CLI, a zip of each, one SHA256SUMS (signed with --sign-with), manifest.json and the provider's filesystem and network mirror layouts; the same commit builds the same bytes")
   .option("--out <dir>", "the release directory (default: dist/release of this converge)")
   .option("--sign-with <key>", "a gpg key (id, fingerprint or e-mail) to sign SHA256SUMS with")
-  .option("--platforms <list>", "comma-separated terraform platforms to build (linux_amd64, linux_arm64, darwin_amd64, windows_amd64)", "linux_amd64")
-  .option("--no-code-cache", "leave V8's code cache out of this machine's executables (slower start)")
-  .option("--no-snapshot", "start this machine's provider executable with V8's code cache instead of a V8 startup snapshot (slower start)")
+  .option("--platforms <list>", "comma-separated terraform platforms to build (linux_amd64, linux_arm64, darwin_amd64, darwin_arm64, windows_amd64)", "linux_amd64")
   .option("--source-date-epoch <seconds>", "the archive entries' time, seconds since 1970 UTC (default: $SOURCE_DATE_EPOCH, else 946684800, 2000-01-01)")
-  .action(async (options: { out?: string; signWith?: string; platforms: string; codeCache: boolean; snapshot: boolean; sourceDateEpoch?: string }) => {
+  .action(async (options: { out?: string; signWith?: string; platforms: string; sourceDateEpoch?: string }) => {
     const { providerPackageCommand } = await import("./commands/provider-package-command.js");
     process.exitCode = await providerPackageCommand(options);
   });

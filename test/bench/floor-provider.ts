@@ -1,9 +1,7 @@
-import { startupSnapshot } from "node:v8";
 import { readProviderAnswers } from "../../src/provider/provider-answers.js";
 import { readProviderSchemas } from "../../src/provider/provider-schemas.js";
 import type { ListedResource, Schema, ServedProvider, Value } from "../../src/provider/runtime/index.js";
 import { serveProvider } from "../../src/provider/runtime/serve.js";
-import type { WarmCall } from "../../src/provider/runtime/warm-up.js";
 
 /**
  * The benchmark's protocol floor: converge's provider runtime serving converge's schemas with all
@@ -14,8 +12,7 @@ import type { WarmCall } from "../../src/provider/runtime/warm-up.js";
  * of the provider's code (zod, the clients, undici).
  *
  * Run as it is (`node dist/test/bench/floor-provider.js`), or packaged as the release packages the
- * provider (`test/bench/packaged-floor.ts`: a single executable that starts from a V8 startup
- * snapshot taken after this module ran, shaped as src/provider/main.ts is).
+ * provider (`test/bench/packaged-floor.ts`: a Bun single executable of its bundle).
  */
 let counter = 0;
 
@@ -59,30 +56,4 @@ function serve(): void {
   });
 }
 
-/**
- * A configuration of each resource and data source and of the provider, its required attributes
- * set: the validation calls the snapshot's warm-up answers, as src/provider/snapshot-warm-up.ts
- * answers the provider's (the floor validates nothing, but the runtime's path is the same).
- */
-function warmCalls(served: ServedProvider<unknown>): WarmCall[] {
-  const config = (schema: Schema): Record<string, Value> =>
-    Object.fromEntries(Object.entries(schema.attributes).filter(([, attribute]) => attribute.required === true).map(([name, attribute]) => {
-      const kind = attribute.type.kind;
-      return [name, kind === "bool" ? true : kind === "number" ? 1 : kind === "string" ? "floor" : null];
-    }));
-  return [
-    { rpc: "ValidateProviderConfig", typeName: served.name, config: config(served.schema) },
-    ...Object.entries(served.resources).map(([typeName, listed]): WarmCall => ({ rpc: "ValidateResourceConfig", typeName, config: config(listed.schema) })),
-    ...Object.entries(served.dataSources).map(([typeName, listed]): WarmCall => ({ rpc: "ValidateDataResourceConfig", typeName, config: config(listed.schema) })),
-  ];
-}
-
-// packaged: what src/provider/main.ts puts in the provider's snapshot (Node.js's modules every
-// process loads, the runtime's, its validation path warmed up), so that the floor starts as the
-// provider does, without the provider's own modules
-if (startupSnapshot.isBuildingSnapshot()) {
-  for (const id of ["node:net", "node:cluster", "node:os"]) process.getBuiltinModule(id);
-  void Promise.all([floorDefinition(), import("../../src/provider/runtime/warm-up.js")]).then(([served, { warmUp }]) => warmUp(served, warmCalls(served)));
-  startupSnapshot.addSerializeCallback(() => Object.defineProperty(process, "pid", { value: 0 }));
-  startupSnapshot.setDeserializeMainFunction(serve);
-} else serve();
+serve();

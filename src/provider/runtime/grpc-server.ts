@@ -55,8 +55,7 @@ const MAX_SOCKET_PATH = 100;
  * connection): unary calls and streams held open, on a Unix socket of its own or 127.0.0.1, over
  * TLS with the one client certificate given, or none.
  *
- * Listening needs only node:net (which a V8 startup snapshot of the provider can hold); node:tls
- * loads in `start`. Connections are accepted paused and handed to TLS as they are, so the TLS
+ * Listening needs only node:net; node:tls loads in `start`, when a client certificate asks for it. Connections are accepted paused and handed to TLS as they are, so the TLS
  * handshake reads every byte the client sent.
  */
 export async function startGrpcServer(methods: ReadonlyMap<string, GrpcMethod>, options: GrpcServerOptions = {}): Promise<GrpcServer> {
@@ -162,7 +161,7 @@ function connectionServer(methods: ReadonlyMap<string, GrpcMethod>, options: Grp
       socket.resume();
     };
   }
-  // loaded here rather than imported: a V8 startup snapshot of the provider cannot hold node:tls's bindings
+  // loaded here rather than imported: only a server with TLS needs it
   const { createServer } = process.getBuiltinModule("node:tls");
   const expected = options.tls.clientCertificateDer;
   const server = createServer({

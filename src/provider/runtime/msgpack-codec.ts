@@ -1,4 +1,3 @@
-import { startupSnapshot } from "node:v8";
 import { Decoder, Encoder, ExtensionCodec } from "@msgpack/msgpack";
 import { pathAt, type AttributePath, type LinkStep, type PathLink } from "./attribute-path.js";
 import { extraAttribute, sortedAttributeNames, sortedKeys, typeFromJson, typeToJson, type CtyType } from "./cty-type.js";
@@ -22,19 +21,11 @@ const extensions = new ExtensionCodec();
 extensions.register({ type: UNKNOWN_EXTENSION, encode: (value) => (value === UNKNOWN ? UNKNOWN_BODY : null), decode: () => UNKNOWN });
 extensions.register({ type: REFINED_UNKNOWN_EXTENSION, encode: () => null, decode: () => UNKNOWN });
 
-// one of each per process: a call's values are encoded and decoded whole, and a nested call (an
-// extension's codec) gets a copy of its own from the library; encode answers a copy of its buffer.
-// Made at first use, and never kept in a startup snapshot (src/provider/main.ts warms this module
-// up before taking one): each holds a DataView, whose data address V8 writes into a snapshot
-// verbatim, so that two builds would differ.
+// one of each per process, made at first use: a call's values are encoded and decoded whole, and a
+// nested call (an extension's codec) gets a copy of its own from the library; encode answers a copy
+// of its buffer
 let encoder: Encoder | undefined;
 let decoder: Decoder | undefined;
-if (startupSnapshot.isBuildingSnapshot()) {
-  startupSnapshot.addSerializeCallback(() => {
-    encoder = undefined;
-    decoder = undefined;
-  });
-}
 
 const dialect: WireDialect = {
   extraAttributes: "reject",

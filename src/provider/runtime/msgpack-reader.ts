@@ -42,7 +42,7 @@ type SlicingBuffer = Buffer & { utf8Slice(start: number, end: number): string };
 
 /**
  * An object type's attribute as the reader matches it: its name's UTF-8 (none for a name it leaves
- * to the general way), as numbers: no typed array, which a startup snapshot would hold by address.
+ * to the general way), as numbers.
  */
 interface WireName {
   readonly name: string;

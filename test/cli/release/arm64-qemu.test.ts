@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { selfSignedCertificate } from "../../../src/provider/runtime/self-signed-certificate.js";
-import { releaseCacheDir } from "../../../src/cli/release/sea-node.js";
+import { releaseCacheDir } from "../../../src/cli/release/bun-build.js";
 import type { RunningService } from "../../../src/service/index.js";
 import { runProcess } from "../../support/run-process.js";
 import { builtCliPath } from "../../support/serve-process.js";

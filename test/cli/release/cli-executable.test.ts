@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { releaseCacheDir } from "../../../src/cli/release/sea-node.js";
+import { releaseCacheDir } from "../../../src/cli/release/bun-build.js";
 import { runProcess, type ProcessResult } from "../../support/run-process.js";
 import { PACKAGE_ROOT, PACKAGE_TIMEOUT_MS, testRelease } from "./release-fixture.js";
 

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageHashV1, sha256Hex, zipHash } from "../../../src/cli/release/provider-hashes.js";
 import { RELEASE_PLATFORMS } from "../../../src/cli/release/release-platform.js";
 import { writeReleaseZip } from "../../../src/cli/release/release-zip.js";
-import { buildSeaExecutable } from "../../../src/cli/release/sea-executable.js";
-import { releaseCacheDir, seaNodeBinary } from "../../../src/cli/release/sea-node.js";
+import { bunBinary, releaseCacheDir } from "../../../src/cli/release/bun-build.js";
+import { buildBunExecutable } from "../../../src/cli/release/bun-executable.js";
 import type { RunningService } from "../../../src/service/index.js";
 import { runProcess } from "../../support/run-process.js";
 import { builtCliPath } from "../../support/serve-process.js";
@@ -139,19 +139,20 @@ describe("converge provider package", () => {
     expect(readFileSync(again).equals(zip)).toBe(true);
   }, PACKAGE_TIMEOUT_MS);
 
-  it("builds the same executable from the same bundle with V8's code cache, byte for byte, and the executable accepts the cache", async () => {
-    const node = seaNodeBinary(RELEASE_PLATFORMS[0]!, releaseCacheDir());
+  it("builds the same executable from the same bundle, byte for byte, in two directories, as the release's own, leaving nothing of the build beside it", async () => {
+    const platform = RELEASE_PLATFORMS[0]!;
+    const bun = bunBinary(platform, releaseCacheDir());
     const bundle = join(release.outDir, "build", "terraform-provider-converge.cjs");
-    const build = (name: string, codeCache = true) => buildSeaExecutable({ builder: node, target: node, bundle, output: join(root, name), configName: `${name}.json`, codeCache });
-    const [first, second, withoutCache] = [build("reproducible-1"), build("reproducible-2"), build("without-cache", false)];
-    expect(first.codeCache).toBe(true);
+    const build = (directory: string) => buildBunExecutable({ builder: bun, target: bun, platform, bundle, output: join(root, directory, basename(release.executable)) });
+    mkdirSync(join(root, "one"));
+    mkdirSync(join(root, "two", "deeper"), { recursive: true });
+    const [first, second] = [build("one"), build("two/deeper")];
     expect(sha256Hex(readFileSync(first.file))).toBe(sha256Hex(readFileSync(second.file)));
-    expect(existsSync(join(root, "reproducible-1.json"))).toBe(false);
-    // the cache is in the blob, and V8 takes it: a CommonJS main whose cache V8 rejects warns "Code cache data rejected."
-    expect(first.bytes).toBeGreaterThan(withoutCache.bytes + 100_000);
+    expect(sha256Hex(readFileSync(first.file))).toBe(sha256Hex(readFileSync(release.executable)));
+    expect(readdirSync(join(root, "one"))).toEqual([basename(release.executable)]);
     const started = await runProcess(first.file, [], { env: { PATH: process.env.PATH ?? "" } });
+    expect(started.code).toBe(1);
     expect(started.stderr).toContain("is a terraform provider plugin");
-    expect(started.stderr).not.toContain("Code cache data rejected");
   }, PACKAGE_TIMEOUT_MS);
 
   it("rejects an unknown platform and a signing key gpg does not have, naming them, before building anything", async () => {
@@ -159,7 +160,7 @@ describe("converge provider package", () => {
     const cli = (args: string[]) => runProcess(process.execPath, [builtCliPath(), "provider", "package", "--out", out, ...args], { env: { PATH: process.env.PATH ?? "", HOME: root, GNUPGHOME: join(root, "no-gnupg") } });
     const platform = await cli(["--platforms", "linux_amd64,plan9_mips"]);
     expect(platform.code).toBe(1);
-    expect(platform.stderr).toContain('--platforms names "plan9_mips": expected one of linux_amd64, linux_arm64, darwin_amd64, windows_amd64');
+    expect(platform.stderr).toContain('--platforms names "plan9_mips": expected one of linux_amd64, linux_arm64, darwin_amd64, darwin_arm64, windows_amd64');
     const key = await cli(["--sign-with", "nobody@example.invalid"]);
     expect(key.code).toBe(1);
     expect(key.stderr).toContain('--sign-with "nobody@example.invalid": gpg has no secret key of that name');

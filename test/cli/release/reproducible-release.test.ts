@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RELEASE_PLATFORMS, SEA_NODE_VERSION } from "../../../src/cli/release/release-platform.js";
-import { releaseCacheDir } from "../../../src/cli/release/sea-node.js";
+import { releaseCacheDir } from "../../../src/cli/release/bun-build.js";
+import { BUN_VERSION, RELEASE_PLATFORMS } from "../../../src/cli/release/release-platform.js";
 import { runProcess, type ProcessResult } from "../../support/run-process.js";
 import { builtCliPath } from "../../support/serve-process.js";
 import { PACKAGE_TIMEOUT_MS } from "./release-fixture.js";
@@ -12,27 +12,22 @@ import { PACKAGE_TIMEOUT_MS } from "./release-fixture.js";
  * Two `converge provider package` runs from the same build give the same release, byte for byte:
  * every file of the two release directories (archives, executables, SHA256SUMS, manifest, mirror
  * layouts, bundles). The runs differ in what must not matter: the output directory's path, the
- * time zone, and how the archive time is given (--source-date-epoch against SOURCE_DATE_EPOCH); the
- * machine's own provider executable starts from a V8 startup snapshot, whose heap must hold none of them.
- * linux_amd64 and, when its Node.js build is in the cache (`npm pack` fetched it once), linux_arm64:
- * a platform the packaging machine builds for and does not run.
+ * time zone, and how the archive time is given (--source-date-epoch against SOURCE_DATE_EPOCH).
+ * Every platform the release knows: the machine's own and those it cross-compiles for from the npm
+ * registry's Bun builds.
  */
 
 /** An odd second, so that the 2-second steps of the zip's DOS time show: 2023-11-14T22:13:21Z. */
 const EPOCH = 1_700_000_001;
 const VERSION = (JSON.parse(readFileSync(join(import.meta.dirname, "../../../package.json"), "utf8")) as { version: string }).version;
-const cached = (name: string) => {
-  const platform = RELEASE_PLATFORMS.find((candidate) => candidate.name === name)!;
-  return existsSync(join(releaseCacheDir(), `${platform.nodePackage}-${SEA_NODE_VERSION}`, platform.nodeBinary));
-};
-const PLATFORMS = ["linux_amd64", ...(cached("linux_arm64") ? ["linux_arm64"] : [])];
+const PLATFORMS = RELEASE_PLATFORMS.map((platform) => platform.name);
 
 let root: string;
 let first: string;
 let second: string;
 let runs: ProcessResult[];
 
-/** `converge provider package --platforms PLATFORMS --out OUT` with `env` (and the cache of Node.js builds). */
+/** `converge provider package --platforms PLATFORMS --out OUT` with `env` (and the cache of Bun builds). */
 function packageRelease(out: string, args: ReadonlyArray<string>, env: Readonly<Record<string, string>>): Promise<ProcessResult> {
   return runProcess(process.execPath, [builtCliPath(), "provider", "package", "--platforms", PLATFORMS.join(","), "--out", out, ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", CONVERGE_CACHE_DIR: releaseCacheDir(), ...env },
@@ -82,12 +77,11 @@ afterAll(() => {
 describe("a release packaged twice", () => {
   it(`gives the same files, byte for byte (${PLATFORMS.join(", ")}: provider and CLI executables and archives, SHA256SUMS, manifest, mirrors)`, () => {
     for (const run of runs) expect(run.code, `${run.stdout}${run.stderr}`).toBe(0);
-    // the machine's own provider starts from a V8 startup snapshot, built in two directories
-    if (process.platform === "linux" && process.arch === "x64") for (const run of runs) expect(run.stdout).toContain("linux_amd64: Node.js stripped, provider from a V8 startup snapshot, CLI with code cache");
+    for (const run of runs) expect(run.stdout).toContain(`: Bun ${BUN_VERSION} single executables of the provider`);
     const files = filesUnder(first);
     expect(filesUnder(second)).toEqual(files);
     for (const platform of PLATFORMS) {
-      expect(files).toEqual(expect.arrayContaining([`terraform-provider-converge_${VERSION}_${platform}.zip`, `converge_${VERSION}_${platform}.zip`, `executables/${platform}/converge`]));
+      expect(files).toEqual(expect.arrayContaining([`terraform-provider-converge_${VERSION}_${platform}.zip`, `converge_${VERSION}_${platform}.zip`, `executables/${platform}/converge${platform.startsWith("windows") ? ".exe" : ""}`]));
     }
     const differing = files.filter((file) => !readFileSync(join(first, file)).equals(readFileSync(join(second, file))));
     expect(differing).toEqual([]);
