@@ -1,6 +1,4 @@
-import { runProcess } from "../support/run-process.js";
-import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
@@ -8,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startService, type RunningService } from "../../src/service/index.js";
 import { describeCliResult, runCli } from "../support/cli.js";
 import { liveContact, liveRoute, writeCounts } from "../e2e/e2e-fixture.js";
+import { copyExampleApp, EXAMPLE, synthExampleApp } from "./example-app-fixture.js";
 import { normalizeSynth } from "./synth-fixture.js";
 import { NO_NETWORK, SECRET_TOKEN, Terraform, assertTerraformAvailable, cdktfWorld, describeTerraform, installConvergeProvider } from "./terraform-fixture.js";
 
@@ -19,18 +18,13 @@ import { NO_NETWORK, SECRET_TOKEN, Terraform, assertTerraformAvailable, cdktfWor
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const EXAMPLE = join(ROOT, "examples/cdktf-app");
 let service: RunningService;
 let app: string;
 
 beforeAll(async () => {
   assertTerraformAvailable();
   service = await startService({ port: 0, world: cdktfWorld(), recordRequests: true });
-  app = await mkdtemp(join(tmpdir(), "converge-cdktf-example-"));
-  for (const file of ["main.ts", "main-cdktn.ts", "shop.ts", "package.json", "cdktf.json"]) await copyFile(join(EXAMPLE, file), join(app, file));
-  await mkdir(join(app, "node_modules/@cdktf"), { recursive: true });
-  await symlink(ROOT, join(app, "node_modules/converge"));
-  for (const name of ["cdktf", "cdktn", "constructs", "@cdktf/provider-null"]) await symlink(join(ROOT, "node_modules", name), join(app, "node_modules", name));
+  app = await copyExampleApp();
 }, 90_000);
 
 afterAll(async () => {
@@ -117,20 +111,5 @@ describe("examples/cdktf-app", { timeout: 90_000 }, () => {
   });
 });
 
-/**
- * Runs an entry of the example as `cdktf synth` / `cdktn synth` do (CDKTF_OUTDIR, the terraform_data
- * vehicle unless `env` says otherwise); returns the stack's directory. The synth runs in a directory
- * of its own inside `out`, where cdktf's default local backend keeps the stack's state.
- */
-async function synthExample(entry: string, out: string, env: Readonly<Record<string, string>> = {}): Promise<string> {
-  for (const file of ["shop.ts", entry]) {
-    const source = await readFile(join(app, file), "utf8");
-    await writeFile(join(app, file.replace(/\.ts$/, ".mjs")), ts.transpileModule(source.replace('from "./shop.js"', 'from "./shop.mjs"'), { compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022 } }).outputText);
-  }
-  const outdir = join(app, out);
-  const cwd = join(outdir, "work");
-  await mkdir(cwd, { recursive: true });
-  const synth = await runProcess(process.execPath, [join(app, entry.replace(/\.ts$/, ".mjs"))], { cwd, env: { PATH: process.env.PATH ?? "", CDKTF_OUTDIR: outdir, CONVERGE_ENDPOINT: service.url, CONVERGE_VEHICLE: "terraform_data", ...env } });
-  expect(synth.code, synth.stdout + synth.stderr).toBe(0);
-  return join(outdir, "stacks/shop");
-}
+/** synthExampleApp of this suite's copy of the app, against its service. */
+const synthExample = (entry: string, out: string, env: Readonly<Record<string, string>> = {}) => synthExampleApp(app, entry, out, { CONVERGE_ENDPOINT: service.url, ...env });

@@ -4,6 +4,7 @@ import { runProcess } from "../support/run-process.js";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEMO_WORLD, type WorldInput } from "../../src/service/index.js";
+import { convergeCommandLine } from "../support/converge-command.js";
 import { builtCliPath } from "../support/serve-process.js";
 import { installSource } from "../provider/terraform-fixture.js";
 import { e2eWorld } from "../e2e/e2e-fixture.js";
@@ -19,8 +20,8 @@ import { readSynth, type SynthOutput } from "./synth-fixture.js";
 export const SECRET_TOKEN = "tok-cdktf-SECRET-91ac";
 /** A token of the same account that may read but not write. */
 export const READ_ONLY_TOKEN = "tok-cdktf-READONLY-3b7e";
-/** The CLI the provisioners run: the compiled converge. */
-export const CLI_COMMAND = `${process.execPath} ${builtCliPath()}`;
+/** The CLI the provisioners run: converge as the tests run it (convergeCommandLine: the compiled CLI on Node.js, or the release's executable). */
+export const CLI_COMMAND = convergeCommandLine();
 /** terraform from PATH, or $TERRAFORM. */
 export const TERRAFORM = process.env.TERRAFORM ?? "terraform";
 

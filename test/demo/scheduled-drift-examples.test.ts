@@ -6,7 +6,7 @@ import { parse, parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
 import type { RunningService } from "../../src/service/index.js";
 import { accountCall } from "../support/http.js";
-import { builtCliPath } from "../support/serve-process.js";
+import { convergeCommand, convergeCommandLine } from "../support/converge-command.js";
 import { ADMIN_TOKEN, E2E_TIMEOUT_MS, EXAMPLES_DIR, convergedExamples, useE2eResources } from "../e2e/e2e-fixture.js";
 
 /**
@@ -72,11 +72,11 @@ async function bash(script: string, cwd: string, env: Record<string, string>): P
 }
 
 let convergeBinDir: Promise<string> | undefined;
-/** A directory holding `converge`, a script running the built CLI: made once, before any step runs it (shards run at once). */
+/** A directory holding `converge`, a script running converge (convergeCommandLine): made once, before any step runs it (shards run at once). */
 function convergeBin(): Promise<string> {
   convergeBinDir ??= (async () => {
     const bin = await dirs.make("converge-bin");
-    await writeFile(join(bin, "converge"), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(builtCliPath())} "$@"\n`, { mode: 0o755 });
+    await writeFile(join(bin, "converge"), `#!/bin/sh\nexec ${convergeCommandLine()} "$@"\n`, { mode: 0o755 });
     return bin;
   })();
   return convergeBinDir;
@@ -86,11 +86,11 @@ function run(command: string, args: ReadonlyArray<string>, cwd: string, env: Rec
   return runProcess(command, args, { cwd, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env } });
 }
 
-/** The script of a workflow step as a runner would run it here: the shard's number in, converge's built CLI for `npx --no converge`. */
+/** The script of a workflow step as a runner would run it here: the shard's number in, converge as the tests run it (convergeCommandLine) for `npx --no converge`. */
 function runnable(script: string, shard?: number): string {
   const substituted = script.replaceAll("${{ matrix.shard }}", String(shard));
   expect(substituted).not.toContain("${{"); // no other expression inside scripts: secrets and variables come in through env
-  return substituted.replaceAll("npx --no converge", `node ${JSON.stringify(builtCliPath())}`);
+  return substituted.replaceAll("npx --no converge", convergeCommandLine());
 }
 
 /** A fresh service with the example estate applied, then one contact changed behind converge's back. */
@@ -259,7 +259,7 @@ describe("examples/scheduled-drift/cronjob.yaml (Kubernetes)", () => {
     const env = Object.fromEntries((container.env as Array<{ name: string; value?: string }>).filter((entry) => entry.value !== undefined).map((entry) => [entry.name, entry.value!]));
 
     const shards = await Promise.all([0, 1, 2, 3].map((index) =>
-      run(process.execPath, [builtCliPath(), ...argsOf(index)], volume, { ...env, CONVERGE_ENDPOINT: service.url, CONVERGE_TOKEN: ADMIN_TOKEN, JOB_COMPLETION_INDEX: String(index) })));
+      run(convergeCommand().file, [...convergeCommand().args, ...argsOf(index)], volume, { ...env, CONVERGE_ENDPOINT: service.url, CONVERGE_TOKEN: ADMIN_TOKEN, JOB_COMPLETION_INDEX: String(index) })));
     // the index holding the changed contact exits 2 (its index fails at once, by the podFailurePolicy); the others 0
     expect(shards.map((shard) => shard.code).sort(), shards.map((shard) => shard.stderr).join("\n")).toEqual([0, 0, 0, 2]);
     const reports = shards.map((shard) => JSON.parse(shard.stdout) as { shard: { index: number; count: number }; resources: Array<{ address: string; outcome: string }> });
@@ -276,7 +276,7 @@ describe("examples/scheduled-drift/cronjob.yaml (Kubernetes)", () => {
       expect(await readFile(join(reportsDir, `drift-index-${index}.html`), "utf8")).toContain(`<h1>converge drift (shard ${index + 1}/4)</h1>`);
     }
     // the README's merge of the volume's JSON reports into one page
-    const merged = await run("bash", ["-e", "-c", `node ${JSON.stringify(builtCliPath())} drift-merge drift-index-*.json --report drift.html`], reportsDir, { NO_COLOR: "1" });
+    const merged = await run("bash", ["-e", "-c", `${convergeCommandLine()} drift-merge drift-index-*.json --report drift.html`], reportsDir, { NO_COLOR: "1" });
     expect(merged.code, merged.stderr).toBe(2);
     const page = await readFile(join(reportsDir, "drift.html"), "utf8");
     expect(page).toContain("<h1>converge drift</h1>");

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_MAX_ANSWER_BYTES } from "../../src/clients/index.js";
 import { runProcess } from "../support/run-process.js";
-import { builtCliPath } from "../support/serve-process.js";
+import { convergeCommand } from "../support/converge-command.js";
 import { HOSTILE_OPERATIONS, startHostileServer, type HostileBehaviour, type HostileOperation, type HostileServer } from "../support/hostile-server.js";
 import { TempDirs, writeFiles } from "./e2e-fixture.js";
 
@@ -59,7 +59,8 @@ async function run(server: HostileServer, args: ReadonlyArray<string>, timeoutMs
   const dir = await dirs.make("hostile-endpoint");
   await writeFiles(dir, { "estate.yaml": ESTATE });
   const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, NO_COLOR: "1", CONVERGE_ENDPOINT: server.url, CONVERGE_TOKEN: TOKEN };
-  const result = await runProcess("/usr/bin/time", ["-f", "max-rss-kib=%M", process.execPath, builtCliPath(), ...args], { cwd: dir, env, timeoutMs });
+  const converge = convergeCommand();
+  const result = await runProcess("/usr/bin/time", ["-f", "max-rss-kib=%M", converge.file, ...converge.args, ...args], { cwd: dir, env, timeoutMs });
   // GNU time adds "Command exited with non-zero status N" before its own line
   const rss = /(Command exited with non-zero status \d+\n)?max-rss-kib=(\d+)\n?$/.exec(result.stderr);
   expect(rss, result.stderr).not.toBeNull();
@@ -121,7 +122,7 @@ describe("apply and delete read through the same clients", { timeout: 90_000 }, 
     await writeFiles(dir, { "estate.yaml": ESTATE });
     const documents = JSON.stringify([{ kind: "Route", api: "a1b2c3d4e5", spec: { routeKey: "GET /orders" } }]);
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, NO_COLOR: "1", CONVERGE_ENDPOINT: server.url, CONVERGE_TOKEN: TOKEN, DOCUMENTS: documents };
-    const result = await runProcess(process.execPath, [builtCliPath(), ...args], { cwd: dir, env, timeoutMs: 60_000 });
+    const result = await runProcess(convergeCommand().file, [...convergeCommand().args, ...args], { cwd: dir, env, timeoutMs: 60_000 });
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).toMatch(/^converge: /);
     expect(result.stderr).toContain("apigateway GetRoutes answered outside its contract: the answer is larger than the limit of 64 MiB");
@@ -154,7 +155,7 @@ describe("a slow drip (headers at once, then one byte a second)", { timeout: 90_
     const dir = await dirs.make("hostile-env");
     await writeFiles(dir, { "estate.yaml": ESTATE });
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, NO_COLOR: "1", CONVERGE_ENDPOINT: server.url, CONVERGE_TOKEN: TOKEN, CONVERGE_REQUEST_TIMEOUT: "1.5" };
-    const result = await runProcess(process.execPath, [builtCliPath(), "plan", "-f", "estate.yaml"], { cwd: dir, env, timeoutMs: 60_000 });
+    const result = await runProcess(convergeCommand().file, [...convergeCommand().args, "plan", "-f", "estate.yaml"], { cwd: dir, env, timeoutMs: 60_000 });
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).toContain("the answer was not complete within the deadline of 1.500 s per attempt");
   });
@@ -228,7 +229,7 @@ describe("--request-timeout and CONVERGE_REQUEST_TIMEOUT are checked", () => {
     const dir = await dirs.make("hostile-flags");
     await writeFiles(dir, { "estate.yaml": ESTATE });
     const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, NO_COLOR: "1", CONVERGE_ENDPOINT: server.url, CONVERGE_TOKEN: TOKEN, ...extra };
-    const result = await runProcess(process.execPath, [builtCliPath(), "plan", "-f", "estate.yaml", ...flags], { cwd: dir, env, timeoutMs: 30_000 });
+    const result = await runProcess(convergeCommand().file, [...convergeCommand().args, "plan", "-f", "estate.yaml", ...flags], { cwd: dir, env, timeoutMs: 30_000 });
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).toContain(`converge: ${message}`);
     expect(server.received).toEqual([]);

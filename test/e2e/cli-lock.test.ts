@@ -5,7 +5,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { acquireLock } from "../../src/cli/lock.js";
-import { builtCliPath } from "../support/serve-process.js";
+import { convergeCommand } from "../support/converge-command.js";
 import { ADMIN_TOKEN, E2E_TIMEOUT_MS, converge, e2eWorld, expectExit, useE2eResources } from "./e2e-fixture.js";
 
 /**
@@ -66,7 +66,8 @@ describe("apply --lock FILE", { timeout: E2E_TIMEOUT_MS }, () => {
     const service = await services.start();
     const dir = await estate();
     const file = join(await dirs.make("locks"), "converge.lock");
-    const child = spawn(process.execPath, [builtCliPath(), "apply", "-f", ".", "--auto-approve", "--lock", file], {
+    const command = convergeCommand();
+    const child = spawn(command.file, [...command.args, "apply", "-f", ".", "--auto-approve", "--lock", file], {
       cwd: dir, stdio: "ignore", env: { PATH: process.env.PATH ?? "", CONVERGE_ENDPOINT: slow.url, CONVERGE_TOKEN: ADMIN_TOKEN },
     });
     const exited = new Promise((resolve) => child.once("exit", resolve));

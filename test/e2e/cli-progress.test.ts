@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { RunningService } from "../../src/service/index.js";
 import { runProcess } from "../support/run-process.js";
-import { builtCliPath } from "../support/serve-process.js";
+import { convergeCommandLine } from "../support/converge-command.js";
 import { accountCall } from "../support/http.js";
 import { ADMIN_TOKEN, E2E_TIMEOUT_MS, useE2eResources } from "./e2e-fixture.js";
 
@@ -32,7 +32,7 @@ const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
  * appended to the command line; resolves with every byte the pty received.
  */
 async function onTerminal(args: ReadonlyArray<string>, options: { redirect?: string; env?: Record<string, string> } = {}) {
-  const command = `stty rows 40 cols 160; exec ${quote(process.execPath)} ${quote(builtCliPath())} ${args.map(quote).join(" ")}${options.redirect ? ` ${options.redirect}` : ""}`;
+  const command = `stty rows 40 cols 160; exec ${convergeCommandLine()} ${args.map(quote).join(" ")}${options.redirect ? ` ${options.redirect}` : ""}`;
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", SHELL: "/bin/sh", TERM: "xterm-256color",
     CONVERGE_ENDPOINT: service.url, CONVERGE_TOKEN: ADMIN_TOKEN, NO_COLOR: "1", ...options.env,

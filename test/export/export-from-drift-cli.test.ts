@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseDriftReport, type DriftReport } from "../../src/reconcile/drift-report.js";
 import { runProcess, type ProcessResult } from "../support/run-process.js";
-import { builtCliPath } from "../support/serve-process.js";
+import { convergeCommand } from "../support/converge-command.js";
 import { describeResult, operations, planLine, requestsDuring, TERRAFORM_TEST_TIMEOUT_MS, TOKEN } from "../provider/terraform-fixture.js";
 import { terraformSuite } from "../provider/terraform-suite.js";
 
@@ -21,7 +21,8 @@ let apiId: string;
 const ids: Record<string, string> = {};
 
 function converge(args: ReadonlyArray<string>): Promise<ProcessResult> {
-  return runProcess(process.execPath, [builtCliPath(), ...args], {
+  const command = convergeCommand();
+  return runProcess(command.file, [...command.args, ...args], {
     cwd: work,
     env: { PATH: process.env.PATH ?? "", CONVERGE_ENDPOINT: suite.service.url, CONVERGE_TOKEN: TOKEN },
     timeoutMs: 60_000,

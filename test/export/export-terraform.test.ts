@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runProcess, type ProcessResult } from "../support/run-process.js";
-import { builtCliPath } from "../support/serve-process.js";
+import { convergeCommand } from "../support/converge-command.js";
 import { describeResult, operations, planLine, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, TOKEN } from "../provider/terraform-fixture.js";
 import { terraformSuite } from "../provider/terraform-suite.js";
 import { buildTerraformEstate, ESTATE_ACCOUNTS, ESTATE_APIS, HOSTILE_TEXT, TEMPLATE_TEXT } from "./terraform-estate.js";
@@ -22,7 +22,8 @@ let integrationIds: Record<string, string>;
 const SCOPE = ["--api", ESTATE_APIS.http, "--api", ESTATE_APIS.websocket, "--account", "self", "--account", ESTATE_ACCOUNTS.member];
 
 function exportTo(dir: string): Promise<ProcessResult> {
-  return runProcess(process.execPath, [builtCliPath(), "export", ...SCOPE, "--format", "terraform", "-o", dir], {
+  const converge = convergeCommand();
+  return runProcess(converge.file, [...converge.args, "export", ...SCOPE, "--format", "terraform", "-o", dir], {
     env: { PATH: process.env.PATH ?? "", CONVERGE_ENDPOINT: suite.service.url, CONVERGE_TOKEN: TOKEN },
     timeoutMs: 60_000,
   });

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { Pool } from "undici";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { WorldInput } from "../../src/service/index.js";
-import { builtCliPath, startServeProcess, type ServeProcess } from "../support/serve-process.js";
+import { convergeCommand } from "../support/converge-command.js";
+import { startServeProcess, type ServeProcess } from "../support/serve-process.js";
 
 /**
  * docs/manual/embedded-service.md, "Durability": with --state-file a write is acknowledged only once it is on disk,
@@ -284,7 +285,7 @@ async function serve(): Promise<ServeProcess> {
 }
 
 beforeAll(() => {
-  builtCliPath();
+  convergeCommand();
 });
 
 afterEach(async () => {

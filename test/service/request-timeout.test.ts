@@ -6,7 +6,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Pool } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WorldInput } from "../../src/service/index.js";
-import { builtCliPath, startServeProcess, type ServeProcess } from "../support/serve-process.js";
+import { convergeCommand } from "../support/converge-command.js";
+import { startServeProcess, type ServeProcess } from "../support/serve-process.js";
 
 /**
  * Issue 14, build 4: a request whose headers or body do not arrive within the bound
@@ -32,7 +33,7 @@ let host: string;
 let port: number;
 
 beforeAll(async () => {
-  builtCliPath();
+  convergeCommand();
   directory = await mkdtemp(join(tmpdir(), "converge-request-timeout-"));
   const worldFile = join(directory, "world.json");
   await writeFile(worldFile, JSON.stringify(world));

@@ -8,7 +8,8 @@ import type { WorldInput } from "../../src/service/index.js";
 import { mulberry32 } from "../../src/service/faults.js";
 import { journalLine } from "../support/journal.js";
 import { runProcess } from "../support/run-process.js";
-import { builtCliPath, startServeProcess, type ServeProcess } from "../support/serve-process.js";
+import { convergeCommand } from "../support/converge-command.js";
+import { startServeProcess, type ServeProcess } from "../support/serve-process.js";
 
 /**
  * Issue 14, build 1 and 3: a state file is replaced by the world's seed data only when it does not
@@ -66,7 +67,7 @@ async function serve(stateFile: string): Promise<ServeProcess> {
 }
 
 beforeAll(async () => {
-  builtCliPath();
+  convergeCommand();
   directory = await mkdtemp(join(tmpdir(), "converge-state-damage-"));
   worldFile = join(directory, "world.json");
   await writeFile(worldFile, JSON.stringify(world));
@@ -91,7 +92,8 @@ afterAll(async () => {
  * A service that starts anyway would not exit: the run's time limit then fails the test.
  */
 async function refusedStart(path: string): Promise<string> {
-  const result = await runProcess(process.execPath, [builtCliPath(), "serve", "--port", "0", "--world", worldFile, "--state-file", path], {
+  const converge = convergeCommand();
+  const result = await runProcess(converge.file, [...converge.args, "serve", "--port", "0", "--world", worldFile, "--state-file", path], {
     env: { PATH: process.env.PATH ?? "" },
     timeoutMs: 15_000,
   });

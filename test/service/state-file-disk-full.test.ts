@@ -7,7 +7,8 @@ import { Pool } from "undici";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { WorldInput } from "../../src/service/index.js";
 import { expectWellFormedJournal } from "../support/journal.js";
-import { builtCliPath, startServeProcess, type ServeProcess } from "../support/serve-process.js";
+import { convergeCommand } from "../support/converge-command.js";
+import { startServeProcess, type ServeProcess } from "../support/serve-process.js";
 
 /**
  * Issue 14, build 2: a write is visible only once it is durable. When the append or the sync of the
@@ -132,7 +133,7 @@ afterEach(async () => {
 });
 
 beforeAll(() => {
-  builtCliPath();
+  convergeCommand();
 });
 
 /** Serves `stateFile` with a world file written in `directory` (never on the small disk). */

@@ -1,5 +1,5 @@
+import { convergeCommand } from "./converge-command.js";
 import { runProcess } from "./run-process.js";
-import { builtCliPath } from "./serve-process.js";
 
 /** How a `converge` subprocess ended and what it printed. */
 export interface CliResult {
@@ -22,7 +22,8 @@ export interface CliOptions {
 }
 
 /**
- * Runs the compiled CLI (`node dist/src/cli/main.js ARGS`) as a subprocess with stdin closed (so it
+ * Runs converge (convergeCommand: `node dist/src/cli/main.js ARGS`, or the release's executable
+ * with CONVERGE_TEST_CLI=packaged) as a subprocess with stdin closed (so it
  * is not a terminal) and resolves with its exit code, stdout and stderr. Never rejects on a non-zero
  * exit; rejects when the process cannot start or outlives `timeoutMs`.
  */
@@ -36,7 +37,8 @@ export async function runCli(args: ReadonlyArray<string>, options: CliOptions = 
     if (value === undefined) delete env[key];
     else env[key] = value;
   }
-  const { code, stdout, stderr } = await runProcess(process.execPath, [builtCliPath(), ...args], { cwd: options.cwd, env, timeoutMs: options.timeoutMs ?? 45_000 });
+  const converge = convergeCommand();
+  const { code, stdout, stderr } = await runProcess(converge.file, [...converge.args, ...args], { cwd: options.cwd, env, timeoutMs: options.timeoutMs ?? 45_000 });
   return { code, stdout, stderr };
 }
 

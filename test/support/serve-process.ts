@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { convergeCommand } from "./converge-command.js";
+
+export { builtCliPath } from "./converge-command.js";
 
 /** How a `converge serve` child process ended. */
 export interface ProcessExit {
@@ -30,7 +30,7 @@ export interface ServeProcessOptions {
   readonly stateFile?: string;
   /** `--request-timeout SECONDS`. @default the CLI's default */
   readonly requestTimeoutSeconds?: number;
-  /** Extra `node` flags, e.g. `--cpu-prof`. */
+  /** Extra `node` flags, e.g. `--cpu-prof` (only where converge runs on Node.js: CONVERGE_TEST_CLI=node). */
   readonly nodeArgs?: ReadonlyArray<string>;
   /** @default 15000 */
   readonly startTimeoutMs?: number;
@@ -38,47 +38,32 @@ export interface ServeProcessOptions {
 
 const LISTENING = /^listening on (http:\/\/\S+)$/;
 
-/**
- * The compiled CLI, `dist/src/cli/main.js` of the package root (found from this file, so that this
- * works both from `test/support/` under vitest and from `dist/test/support/` under node).
- * Throws a message saying how to build it when it is missing.
- */
-export function builtCliPath(): string {
-  let directory = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(directory, "package.json"))) {
-    const parent = dirname(directory);
-    if (parent === directory) throw new Error(`cannot find the package root above ${fileURLToPath(import.meta.url)}`);
-    directory = parent;
-  }
-  const cli = join(directory, "dist", "src", "cli", "main.js");
-  if (!existsSync(cli)) {
-    throw new Error(`the compiled CLI ${cli} is missing: run "npm run build" first ("npm test" builds in pretest, "npx vitest" alone does not)`);
-  }
-  return cli;
-}
 
 /**
- * Starts `node dist/src/cli/main.js serve --port 0 [--world F] [--state-file F] [--request-timeout S]` and resolves once it
- * printed `listening on URL`. Rejects with its stderr if it exits or stays silent instead.
+ * Starts `converge serve --port 0 [--world F] [--state-file F] [--request-timeout S]` (convergeCommand:
+ * `node dist/src/cli/main.js`, or the release's executable) and resolves once it printed
+ * `listening on URL`. Rejects with its stderr if it exits or stays silent instead.
  */
 export function startServeProcess(options: ServeProcessOptions = {}): Promise<ServeProcess> {
+  const converge = convergeCommand();
+  if (converge.packaged && options.nodeArgs !== undefined) throw new Error(`startServeProcess: node flags ${options.nodeArgs.join(" ")} given, but converge is the release's executable (CONVERGE_TEST_CLI=packaged)`);
   const args = [
     ...(options.nodeArgs ?? []),
-    builtCliPath(),
+    ...converge.args,
     "serve",
     "--port", "0",
     ...(options.worldFile !== undefined ? ["--world", options.worldFile] : []),
     ...(options.stateFile !== undefined ? ["--state-file", options.stateFile] : []),
     ...(options.requestTimeoutSeconds !== undefined ? ["--request-timeout", String(options.requestTimeoutSeconds)] : []),
   ];
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(converge.file, args, { stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout!.setEncoding("utf8");
   child.stderr!.setEncoding("utf8");
   child.stderr!.on("data", (chunk: string) => (stderr += chunk));
   const exited = new Promise<ProcessExit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-  const describe = () => `node ${args.join(" ")}`;
+  const describe = () => [converge.file, ...args].join(" ");
 
   return new Promise<ServeProcess>((resolve, reject) => {
     const timer = setTimeout(() => {

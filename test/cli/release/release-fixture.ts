@@ -1,21 +1,17 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import lockfile from "proper-lockfile";
-import { SEA_NODE_VERSION } from "../../../src/cli/release/release-platform.js";
-import { releaseCacheDir } from "../../../src/cli/release/sea-node.js";
+import { releaseCacheDir } from "../../../src/cli/release/bun-build.js";
 import { runProcess } from "../../support/run-process.js";
 import { builtCliPath } from "../../support/serve-process.js";
+import { PACKAGE_ROOT, releaseStamp, TEST_RELEASE_DIR } from "../../support/converge-command.js";
 import { TERRAFORM, TerraformDir, type ProviderHome, type TerraformResult } from "../../provider/terraform-fixture.js";
 
-/** The package root (the checkout). */
-export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-/** Where the tests' release is packaged, once per build of dist/ (the tests share it). */
-export const TEST_RELEASE_DIR = join(PACKAGE_ROOT, ".converge-test", "provider-release");
+export { PACKAGE_ROOT, TEST_RELEASE_DIR };
 /** The throwaway gpg key's user id that signs the tests' release. */
 export const SIGNING_KEY = "converge-test@example.invalid";
-/** Packaging: bundling, one `--build-sea`, a 50 MB zip, on 2 busy cores (and the first time, the Node.js build's download). */
+/** Packaging: bundling, two `bun build --compile`, two 55 MB zips, on 2 busy cores (and the first time, the Bun build's download). */
 export const PACKAGE_TIMEOUT_MS = 300_000;
 
 /** The release the tests use and what `converge provider package` printed making it. */
@@ -26,6 +22,8 @@ export interface TestRelease {
   readonly zip: string;
   /** The single executable inside it, as packaging kept it. */
   readonly executable: string;
+  /** The CLI's single executable `converge`, as packaging kept it. */
+  readonly cli: string;
   /** The armored public key of the throwaway key that signed SHA256SUMS. */
   readonly publicKey: string;
   /** What the packaging printed (empty when an earlier test's release was reused). */
@@ -34,7 +32,7 @@ export interface TestRelease {
 
 /**
  * `converge provider package --out TEST_RELEASE_DIR` (the compiled CLI), unless the release there
- * was packaged from the same dist/ (the newest file under dist/src and the SEA's Node.js version are
+ * was packaged from the same dist/ (the newest file under dist/src and the release's Bun version are
  * its stamp): the test files that need a release share one, packaged once per build and run.
  */
 export async function testRelease(): Promise<TestRelease> {
@@ -43,12 +41,13 @@ export async function testRelease(): Promise<TestRelease> {
   try {
     const version = (JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
     const stampFile = join(TEST_RELEASE_DIR, "stamp");
-    const stamp = `${newestMtime(join(PACKAGE_ROOT, "dist", "src"))} node ${SEA_NODE_VERSION}`;
+    const stamp = releaseStamp();
     const zip = join(TEST_RELEASE_DIR, `terraform-provider-converge_${version}_linux_amd64.zip`);
     const executable = join(TEST_RELEASE_DIR, "executables", "linux_amd64", `terraform-provider-converge_v${version}`);
     let output = "";
     const publicKey = join(TEST_RELEASE_DIR, "signing-key.asc");
-    if (!existsSync(stampFile) || readFileSync(stampFile, "utf8") !== stamp || !existsSync(zip)) {
+    const cli = join(TEST_RELEASE_DIR, "executables", "linux_amd64", "converge");
+    if (!existsSync(stampFile) || readFileSync(stampFile, "utf8") !== stamp || !existsSync(zip) || !existsSync(executable) || !existsSync(cli)) {
       const gnupgHome = mkdtempSync(join(tmpdir(), "converge-gpg-"));
       try {
         const gpg = (args: ReadonlyArray<string>) => runProcess("gpg", ["--batch", ...args], { env: { PATH: process.env.PATH ?? "", GNUPGHOME: gnupgHome }, timeoutMs: 60_000 });
@@ -69,18 +68,10 @@ export async function testRelease(): Promise<TestRelease> {
         rmSync(gnupgHome, { recursive: true, force: true });
       }
     }
-    return { outDir: TEST_RELEASE_DIR, version, zip, executable, publicKey, output };
+    return { outDir: TEST_RELEASE_DIR, version, zip, executable, cli, publicKey, output };
   } finally {
     await release();
   }
-}
-
-function newestMtime(directory: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(directory, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  return newest;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { builtCliPath } from "../../support/serve-process.js";
+import { convergeCommand } from "../../support/converge-command.js";
 import { ADMIN_TOKEN } from "./reconcile-harness.js";
 
 /** How a CLI child process ended, and what it printed. */
@@ -21,13 +21,14 @@ export interface CliProcess {
 }
 
 /**
- * Starts the compiled CLI (`node dist/src/cli/main.js ARGS…`) against `endpoint` with the admin
+ * Starts converge (convergeCommand: `node dist/src/cli/main.js ARGS…`, or the release's executable) against `endpoint` with the admin
  * token in CONVERGE_TOKEN. `done` never rejects on a non-zero exit: callers assert on the result. A
  * run still going after `timeoutMs` is killed (and not counted as killed by the test).
  */
 export function startCli(args: ReadonlyArray<string>, endpoint: string, timeoutMs = 60_000): CliProcess {
   const started = performance.now();
-  const child = spawn(process.execPath, [builtCliPath(), ...args], {
+  const converge = convergeCommand();
+  const child = spawn(converge.file, [...converge.args, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, CONVERGE_ENDPOINT: endpoint, CONVERGE_TOKEN: ADMIN_TOKEN, NO_COLOR: "1" },
   });
