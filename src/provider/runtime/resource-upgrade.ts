@@ -2,13 +2,13 @@ import { answer } from "./handler-context.js";
 import type { Logger } from "./hclog.js";
 import { decodeJsonValue } from "./json-codec.js";
 import { toDynamicValue, type UpgradeResourceStateRequest, type UpgradeResourceStateResponse } from "./protocol-messages.js";
-import type { ResourceType } from "./provider-definition.js";
+import { isResourceWithUpgradeState, type ResourceType } from "./provider-definition.js";
 import { impliedType, type Schema } from "./schema.js";
 import { attempt } from "./thrown-errors.js";
 
 /**
  * UpgradeResourceState: JSON state of the resource's schema version as it is, of an older one
- * through the resource's `upgradeState`; refused when newer, or written as flatmap (terraform < 0.12).
+ * through the resource's `upgradeState` (`ResourceWithUpgradeState`); refused when newer, or written as flatmap (terraform < 0.12).
  */
 export async function upgradeResourceState<P>(typeName: string, resource: ResourceType<Schema, P>, request: UpgradeResourceStateRequest, log: Logger): Promise<UpgradeResourceStateResponse> {
   const result = await attempt(`${typeName}: upgrade state`, log, async () => {
@@ -20,7 +20,7 @@ export async function upgradeResourceState<P>(typeName: string, resource: Resour
     let state: unknown = JSON.parse(json.toString("utf8"));
     if (request.version > current) throw new Error(`state version ${request.version} is newer than the resource's schema version ${current}: expected a provider at least as new as the one that wrote the state`);
     if (request.version < current) {
-      if (resource.upgradeState === undefined) throw new Error(`state version ${request.version} is older than the resource's schema version ${current} and the resource has no upgradeState`);
+      if (!isResourceWithUpgradeState(resource)) throw new Error(`state version ${request.version} is older than the resource's schema version ${current} and the resource has no upgradeState`);
       state = await resource.upgradeState({ version: request.version, state, log });
     }
     return toDynamicValue(decodeJsonValue(state, impliedType(resource.schema)), impliedType(resource.schema));
