@@ -10,7 +10,8 @@ import { watchParent } from "./parent-watch.js";
 import { loadProtocol, type Protocol, type ProtocolMethod } from "./protocol.js";
 import type { ServedProvider } from "./provider-definition.js";
 import { decodeRequest, dispatch, PROVIDER_RPCS } from "./provider-rpcs.js";
-import type { ProviderHandlers, ProviderRpc } from "./protocol-messages.js";
+import type { ProviderHandlers } from "./handler-context.js";
+import type { ProviderRpc } from "./protocol-messages.js";
 import { selfSignedCertificate } from "./self-signed-certificate.js";
 
 /** Where the plugin's process talks; the process's own by default (tests pass others). */
@@ -63,7 +64,7 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
     handshake.clientCertificateDer === undefined ? undefined : { own: selfSignedCertificate({ organization: options.certificateOrganization }), terraform: handshake.clientCertificateDer };
   const protocol = loadProtocol();
 
-  let handlers: Promise<ProviderHandlers> | undefined;
+  let handlers: Promise<ProviderHandlers<P>> | undefined;
   const startedHandlers = () => {
     if (handlers === undefined) {
       handlers = startProvider<P>(load, protocol, log);
@@ -141,11 +142,11 @@ const DESCRIPTOR_1 = {
  * The gRPC method of one RPC: its constant answer when there is one (its request is then empty), else
  * its request decoded as the RPC's message, its handler (started on the first call), its answer encoded.
  */
-function providerMethod<N extends ProviderRpc>(
+function providerMethod<N extends ProviderRpc, P>(
   name: N,
   method: ProtocolMethod,
   protocol: Protocol,
-  handlers: () => Promise<ProviderHandlers>,
+  handlers: () => Promise<ProviderHandlers<P>>,
   constantAnswers: () => Partial<Record<ProviderRpc, Uint8Array>>,
   answered: ((rpc: ProviderRpc, ms: number) => void) | undefined,
 ): UnaryMethod {
