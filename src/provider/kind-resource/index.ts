@@ -18,7 +18,6 @@ export type {
   DocumentOptions,
   Holding,
   KindBinding,
-  KindBindingCore,
   KindDocument,
   NaturalImport,
   Values,

@@ -1,7 +1,7 @@
 import { SELF, type AccountKey } from "../../desired/read-key.js";
 import { documentOfAttributes, type TerraformResource } from "../../desired/terraform-resources.js";
 import type { LiveState } from "../../reconcile/model.js";
-import type { BindingWithMoves, KindBindingCore, KindDocument, Values } from "../kind-resource/index.js";
+import type { BindingWithMoves, KindBinding, KindDocument, Values } from "../kind-resource/index.js";
 import { isUnknown, types, type AttributeSchema, type Schema } from "../runtime/index.js";
 import { attributeOfPath, attributeSchemasOf, type SpecField } from "../terraform-fields.js";
 import { parseImportId } from "./import-id.js";
@@ -51,7 +51,7 @@ export interface AccountChildOptions<Live> {
 
 /** The parts of a binding every setting of an account has the same way. */
 export type AccountChildBinding<Live> = Pick<
-  KindBindingCore<Live>,
+  KindBinding<Live>,
   "kind" | "typeName" | "schema" | "fields" | "identityAttributes" | "document" | "attributeOf" | "liveOf" | "matched" | "state" | "importId" | "requestFields"
 > & BindingWithMoves;
 

@@ -2,7 +2,7 @@ import type { Document } from "../../desired/schema.js";
 import { fieldAttribute, naturalImportId } from "../../desired/terraform-attributes.js";
 import { documentOfAttributes, type TerraformResource } from "../../desired/terraform-resources.js";
 import type { ActionRequest, LiveApi, LiveState } from "../../reconcile/model.js";
-import type { BindingWithMoves, BindingWithNaturalImport, KindBindingCore, KindDocument, NaturalImport, Values } from "../kind-resource/index.js";
+import type { BindingWithMoves, BindingWithNaturalImport, KindBinding, KindDocument, NaturalImport, Values } from "../kind-resource/index.js";
 import { isUnknown, types, type Schema } from "../runtime/index.js";
 import { attributeOfPath, attributeSchemasOf, type SpecField } from "../terraform-fields.js";
 import { parseImportId } from "./import-id.js";
@@ -79,7 +79,7 @@ export interface ChildRequests<R extends ActionRequest> {
 
 /** The parts of a binding every child of an API has the same way. */
 export type GatewayChildBinding<Live> = Pick<
-  KindBindingCore<Live>,
+  KindBinding<Live>,
   "kind" | "typeName" | "schema" | "fields" | "identityAttributes" | "document" | "attributeOf" | "liveOf" | "state" | "importId" | "requestFields"
 > & BindingWithNaturalImport<Live> & BindingWithMoves;
 
