@@ -2,7 +2,7 @@ import { closeSync, writeSync } from "node:fs";
 import { basename } from "node:path";
 import type { ConstantAnswers } from "./constant-answers.js";
 import { goPluginMethods } from "./go-plugin-services.js";
-import type { UnaryMethod } from "./grpc-connection.js";
+import type { GrpcMethod, UnaryMethod } from "./grpc-connection.js";
 import { listenAddressText, startGrpcServer } from "./grpc-server.js";
 import { checkHandshake, handshakeLine } from "./handshake.js";
 import { hclogLogger, logLevelFromEnvironment, type Logger } from "./hclog.js";
@@ -63,25 +63,8 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
   const tls =
     handshake.clientCertificateDer === undefined ? undefined : { own: selfSignedCertificate({ organization: options.certificateOrganization }), terraform: handshake.clientCertificateDer };
   const protocol = loadProtocol();
-
-  let handlers: Promise<ProviderHandlers<P>> | undefined;
-  const startedHandlers = () => {
-    if (handlers === undefined) {
-      handlers = startProvider<P>(load, protocol, log);
-      handlers.catch((error: unknown) => log.error("the provider definition failed to load", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }));
-    }
-    return handlers;
-  };
-  let constants: Partial<ConstantAnswers> | undefined;
-  const constantAnswers = () => (constants ??= options.constantAnswers?.() ?? {});
   const methods = goPluginMethods(protocol, log, () => shutdown());
-  const service = protocol.service("tfplugin6.Provider");
-  // the service's other RPCs are answered UNIMPLEMENTED
-  for (const name of PROVIDER_RPCS) {
-    const method = service[name];
-    if (method === undefined) continue;
-    methods.set(method.path, providerMethod(name, method, protocol, startedHandlers, constantAnswers, answered));
-  }
+  addProviderMethods(methods, load, protocol, log, options, answered);
 
   if (tls === undefined) log.warn("PLUGIN_CLIENT_CERT is not set: serving without TLS, as go-plugin does");
   const server = await startGrpcServer(methods, {
@@ -137,6 +120,37 @@ const DESCRIPTOR_1 = {
     for (let written = 0; written < bytes.length; ) written += writeSync(1, bytes, written);
   },
 };
+
+/**
+ * Adds the methods of tfplugin6's `Provider` service to `methods`, by path (the service's other RPCs
+ * are answered UNIMPLEMENTED): each answers its constant answer when there is one, else with the
+ * provider's handlers, loaded (`load`) on the first call that needs them.
+ */
+function addProviderMethods<P>(
+  methods: Map<string, GrpcMethod>,
+  load: () => ServedProvider<P> | Promise<ServedProvider<P>>,
+  protocol: Protocol,
+  log: Logger,
+  options: Pick<ServeOptions, "constantAnswers">,
+  answered: ((rpc: ProviderRpc, ms: number) => void) | undefined,
+): void {
+  let handlers: Promise<ProviderHandlers<P>> | undefined;
+  const startedHandlers = () => {
+    if (handlers === undefined) {
+      handlers = startProvider<P>(load, protocol, log);
+      handlers.catch((error: unknown) => log.error("the provider definition failed to load", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }));
+    }
+    return handlers;
+  };
+  let constants: Partial<ConstantAnswers> | undefined;
+  const constantAnswers = () => (constants ??= options.constantAnswers?.() ?? {});
+  const service = protocol.service("tfplugin6.Provider");
+  for (const name of PROVIDER_RPCS) {
+    const method = service[name];
+    if (method === undefined) continue;
+    methods.set(method.path, providerMethod(name, method, protocol, startedHandlers, constantAnswers, answered));
+  }
+}
 
 /**
  * The gRPC method of one RPC: its constant answer when there is one (its request is then empty), else
