@@ -7,6 +7,7 @@ import { diagnosticsOfThrown } from "./thrown-errors.js";
 /** ConfigureProvider: the definition's `configure`, whose result every later resource and data source call receives. */
 export async function configureProvider<P>(context: HandlerContext<P>, request: ConfigureProviderRequest): Promise<DiagnosticsAnswer> {
   const configured = configure(context, request);
+  // no error diagnostic: what configure returned (undefined when it threw a DiagnosticsError of warnings only, as ever)
   context.processState.configure(configured.then((result) => (hasErrors(result.diagnostics) ? Promise.reject(new Error("configure failed")) : (result.provider as P))));
   return answer((await configured).diagnostics);
 }
