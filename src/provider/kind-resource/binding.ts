@@ -34,10 +34,13 @@ export interface KindDocument {
  * What a converge kind is to terraform, what every kind has: its document (`KindDocument`), where
  * its live counterpart is (`Live`: the live resource as the service lists it), and what state a
  * live resource has. The shared flow (`kindResource`, index.ts) does the rest with the engine's own
- * planning, protections and requests, as `converge plan` and `apply` do; what only some kinds have
- * are the capabilities below (`BindingWith…`).
+ * planning, protections and requests, as `converge plan` and `apply` do. What only some kinds have
+ * is a capability below (`BindingWith…`), each an interface with its one guard (`hasMoves`, …), as
+ * terraform-plugin-framework checks a `ResourceWith…` interface: a binding's declared type names the
+ * capabilities it has (`KindBinding<Integration> & BindingWithHolding & …`), and the shared flow
+ * finds each by its guard.
  */
-export interface KindBindingCore<Live> extends KindDocument {
+export interface KindBinding<Live> extends KindDocument {
   readonly schema: Schema;
   /** The attributes that name the live resource (an API, an account): while one is unknown the engine cannot plan. */
   readonly identityAttributes: ReadonlyArray<string>;
@@ -128,11 +131,32 @@ export interface BindingWithAdoption {
   readonly mayAdopt: boolean;
 }
 
-/** A kind's terraform binding: the core every kind has, and the capabilities it has of the optional ones. */
-export type KindBinding<Live> = KindBindingCore<Live>
-  & Partial<BindingWithNaturalImport<Live> & BindingWithMoves & BindingWithHolding & BindingWithDeleteView & BindingWithChangedFields & BindingWithAdoption>;
+/** Whether the binding imports by converge's identity (`BindingWithNaturalImport`). */
+export function hasNaturalImport<Live>(binding: KindBinding<Live>): binding is KindBinding<Live> & BindingWithNaturalImport<Live> {
+  return "naturalImport" in binding;
+}
 
-/** Whether the binding can take state moved from a `terraform_data`. */
+/** Whether the binding can take state moved from a `terraform_data` (`BindingWithMoves`). */
 export function hasMoves<Live>(binding: KindBinding<Live>): binding is KindBinding<Live> & BindingWithMoves {
-  return typeof binding.importIdOf === "function";
+  return "importIdOf" in binding;
+}
+
+/** Whether one converge identity of the kind may name several live resources (`BindingWithHolding`). */
+export function hasHolding<Live>(binding: KindBinding<Live>): binding is KindBinding<Live> & BindingWithHolding {
+  return "holding" in binding;
+}
+
+/** Whether the kind's deletes are judged against a view of live state of their own (`BindingWithDeleteView`). */
+export function hasDeleteView<Live>(binding: KindBinding<Live>): binding is KindBinding<Live> & BindingWithDeleteView {
+  return "beforeDelete" in binding;
+}
+
+/** Whether the kind maps its engine's changes to spec fields itself (`BindingWithChangedFields`). */
+export function hasChangedFields<Live>(binding: KindBinding<Live>): binding is KindBinding<Live> & BindingWithChangedFields {
+  return "changedFields" in binding;
+}
+
+/** Whether the kind says if a create may adopt a live resource (`BindingWithAdoption`). */
+export function hasAdoption<Live>(binding: KindBinding<Live>): binding is KindBinding<Live> & BindingWithAdoption {
+  return "mayAdopt" in binding;
 }

@@ -1,7 +1,7 @@
 import type { PlannedAction } from "../../reconcile/model.js";
 import type { OnePlan } from "../converge-session.js";
 import { DiagnosticsError, errorDiagnostic, type Diagnostic } from "../runtime/index.js";
-import type { KindBindingCore, KindDocument } from "./binding.js";
+import type { KindBinding, KindDocument } from "./binding.js";
 
 /** A problem of the engine or the schema, as a diagnostic on the attribute it is about. */
 export function problemDiagnostic(binding: KindDocument, path: string, message: string): Diagnostic {
@@ -12,7 +12,7 @@ export function problemDiagnostic(binding: KindDocument, path: string, message: 
 }
 
 /** An action a converge protection refused, as an error on the attribute of its first change; a refused delete says how to forget the resource instead. */
-export function refusalDiagnostic<Live>(binding: KindBindingCore<Live>, action: PlannedAction, deleting: boolean): Diagnostic {
+export function refusalDiagnostic<Live>(binding: KindBinding<Live>, action: PlannedAction, deleting: boolean): Diagnostic {
   const field = action.changes[0]?.path;
   const at = field === undefined ? undefined : binding.attributeOf(`spec.${field}`);
   // a refused delete: terraform can still stop managing the resource without deleting it
@@ -27,7 +27,7 @@ export function refusalDiagnostic<Live>(binding: KindBindingCore<Live>, action: 
 }
 
 /** The diagnostics of a plan that has no action to take, or of a refused action; empty when the action may go ahead. */
-export function planDiagnostics<Live>(binding: KindBindingCore<Live>, planned: OnePlan, deleting = false): Diagnostic[] {
+export function planDiagnostics<Live>(binding: KindBinding<Live>, planned: OnePlan, deleting = false): Diagnostic[] {
   if ("problems" in planned) return planned.problems.map((problem) => problemDiagnostic(binding, problem.path, problem.message));
   return planned.action.type === "refused" ? [refusalDiagnostic(binding, planned.action, deleting)] : [];
 }

@@ -3,7 +3,7 @@ import type { LoadedDocument } from "../../desired/load.js";
 import type { LiveNeed } from "../../reconcile/model.js";
 import { needsOfDocument } from "../converge-session.js";
 import { isUnknown, type Diagnostic } from "../runtime/index.js";
-import type { DocumentOptions, KindBindingCore, KindDocument, Values } from "./binding.js";
+import type { DocumentOptions, KindBinding, KindDocument, Values } from "./binding.js";
 import { checkedOnce } from "./checked-documents.js";
 import { problemDiagnostic } from "./diagnostics.js";
 
@@ -25,7 +25,7 @@ export function checkedDocument(binding: KindDocument, values: Values, options: 
 }
 
 /** Whether every attribute that names the live resource (its API, its account) is known: else the engine cannot plan. */
-export function identityKnown<Live>(binding: KindBindingCore<Live>, values: Values): boolean {
+export function identityKnown<Live>(binding: KindBinding<Live>, values: Values): boolean {
   return binding.identityAttributes.every((attribute) => !isUnknown(values[attribute] ?? null));
 }
 

@@ -1,9 +1,9 @@
 import { isUnknown, type Value } from "../runtime/index.js";
-import type { KindBindingCore, Values } from "./binding.js";
+import type { KindBinding, Values } from "./binding.js";
 
 /** Spec attributes of values whose fields the engine found different from live are live's; the others stay as terraform holds them. */
 export function heldOrLive<Live>(
-  binding: KindBindingCore<Live>,
+  binding: KindBinding<Live>,
   held: Values,
   live: Values,
   changed: ReadonlySet<string>,

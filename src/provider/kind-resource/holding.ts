@@ -1,24 +1,25 @@
 import type { LoadedDocument } from "../../desired/load.js";
 import { planDocument, type ConvergeSession, type OnePlan } from "../converge-session.js";
-import type { KindBinding, Values } from "./binding.js";
+import { hasHolding, type KindBinding, type Values } from "./binding.js";
 import { needsOf } from "./document-check.js";
 
-/** Notes the live resource a state holds, so that no new resource of this command adopts it (kinds with `holding` only). */
+/** Notes the live resource a state holds, so that no new resource of this command adopts it (kinds with `BindingWithHolding` only). */
 export function hold<Live>(binding: KindBinding<Live>, session: ConvergeSession, state: Values | null): void {
-  const key = state === null ? undefined : binding.holding?.heldKey(state);
+  if (state === null || !hasHolding(binding)) return;
+  const key = binding.holding.heldKey(state);
   if (key !== undefined) session.held.add(key);
 }
 
 /**
- * Plans a new resource as the engine does; for a kind with `holding`, adopting only a live
+ * Plans a new resource as the engine does; for a kind with `BindingWithHolding`, adopting only a live
  * resource that is as declared (a no-op), was live before the command (never what another
  * resource of it just created), and no state seen holds; else it plans a create. One that
  * differs may belong to a resource terraform does not call the provider for (it calls it only for
  * the resources it changes): adopting it would make two resources fight over one live resource.
  */
 export async function planNew<Live>(binding: KindBinding<Live>, session: ConvergeSession, loaded: LoadedDocument, values: Values, signal: AbortSignal): Promise<OnePlan> {
-  const holding = binding.holding;
-  if (holding === undefined) return planDocument(session, loaded, { signal });
+  if (!hasHolding(binding)) return planDocument(session, loaded, { signal });
+  const { holding } = binding;
   const needs = await needsOf(binding, values);
   const before = new Set(holding.matches(await session.cache.firstRead(needs, signal), loaded.document));
   for (const key of holding.matches(await session.cache.read(needs, signal), loaded.document)) {

@@ -1,5 +1,5 @@
 import type { ConvergeSession } from "../converge-session.js";
-import type { KindBinding, Values } from "./binding.js";
+import { hasNaturalImport, type KindBinding, type Values } from "./binding.js";
 import { needsOf } from "./document-check.js";
 import type { ResourceCall } from "./resource-type.js";
 
@@ -9,7 +9,7 @@ import type { ResourceCall } from "./resource-type.js";
  * resource it names. `read`, which terraform calls next, fills in the rest.
  */
 export async function importResource<Live>(binding: KindBinding<Live>, session: ConvergeSession, request: ResourceCall<"importState">): Promise<Values> {
-  const natural = binding.naturalImport?.(request.id);
+  const natural = hasNaturalImport(binding) ? binding.naturalImport(request.id) : undefined;
   if (natural === undefined) return binding.importId(request.id);
   const counterpart = natural.find(await session.cache.read(await needsOf(binding, natural.values), request.signal));
   return binding.state(counterpart, Object.fromEntries(binding.fields.map((field) => [field.attribute, null])), natural.values);

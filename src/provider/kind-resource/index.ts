@@ -15,16 +15,11 @@ export type {
   BindingWithHolding,
   BindingWithMoves,
   BindingWithNaturalImport,
-  DocumentOptions,
-  Holding,
   KindBinding,
-  KindBindingCore,
   KindDocument,
   NaturalImport,
   Values,
 } from "./binding.js";
-export type { ConvergeResourceType, ResourceCall } from "./resource-type.js";
-export { validateKindConfig } from "./validate.js";
 
 /** A converge kind's terraform resource under its type name (the name is written once, in the kind's binding). */
 export interface KindResource {

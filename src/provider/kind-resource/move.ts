@@ -1,5 +1,5 @@
 import { documentOfMovedState } from "../moved-from-terraform-data.js";
-import { hasMoves, type KindBinding, type Values } from "./binding.js";
+import { hasMoves, hasNaturalImport, type KindBinding, type Values } from "./binding.js";
 import type { ResourceCall } from "./resource-type.js";
 
 /**
@@ -14,7 +14,7 @@ export async function moveResource<Live>(binding: KindBinding<Live>, request: Re
   const document = documentOfMovedState(binding.kind, binding.typeName, request);
   if (document === null) return null;
   const id = binding.importIdOf(document);
-  const natural = binding.naturalImport?.(id);
+  const natural = hasNaturalImport(binding) ? binding.naturalImport(id) : undefined;
   const empty = Object.fromEntries(Object.keys(binding.schema.attributes).map((attribute) => [attribute, null]));
   return natural === undefined ? { ...empty, ...binding.importId(id) } : { ...empty, ...natural.values, id };
 }

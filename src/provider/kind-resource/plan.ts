@@ -1,7 +1,7 @@
 import { modelOf } from "../../desired/kinds/registry.js";
 import { planDocument, type ConvergeSession } from "../converge-session.js";
 import { isUnknown, warningDiagnostic, type Diagnostic, type PlanResult, type Schema } from "../runtime/index.js";
-import type { KindBinding, KindBindingCore, Values } from "./binding.js";
+import { hasAdoption, hasDeleteView, type KindBinding, type Values } from "./binding.js";
 import { planDiagnostics, refusalDiagnostic } from "./diagnostics.js";
 import { checkedDocument, identityKnown } from "./document-check.js";
 import { hold, planNew } from "./holding.js";
@@ -33,7 +33,7 @@ export async function planResource<Live>(binding: KindBinding<Live>, session: Co
   diagnostics.push(...planDiagnostics(binding, planned));
   if (!("action" in planned)) return { diagnostics };
   const adopts = isNew && (planned.action.type === "update" || planned.action.type === "no-op");
-  if (adopts && binding.mayAdopt !== false) diagnostics.push(adoptionWarning(binding, binding.matched(planned.action, config, planned.live)));
+  if (adopts && (!hasAdoption(binding) || binding.mayAdopt)) diagnostics.push(adoptionWarning(binding, binding.matched(planned.action, config, planned.live)));
   return { diagnostics, ...(request.planned ? { planned: withSentDefaults(binding, request.planned, config, planned.action) } : {}) };
 }
 
@@ -44,12 +44,12 @@ async function checkDelete<Live>(binding: KindBinding<Live>, session: ConvergeSe
   if (undeletable !== undefined) return [warningDiagnostic(`${binding.typeName}: destroying leaves the live resource as it is`, `converge never deletes it: ${undeletable}.`)];
   const checked = checkedDocument(binding, prior, { pin: prior, ensure: "absent" });
   if (!("loaded" in checked)) return [];
-  const planned = await planDocument(session, checked.loaded, { signal, live: binding.beforeDelete });
+  const planned = await planDocument(session, checked.loaded, { signal, live: hasDeleteView(binding) ? binding.beforeDelete : undefined });
   // a resource whose API is gone has nothing left to delete: no problem then
   return "action" in planned && planned.action.type === "refused" ? [refusalDiagnostic(binding, planned.action, true)] : [];
 }
 
-function adoptionWarning<Live>(binding: KindBindingCore<Live>, counterpart: Live | undefined): Diagnostic {
+function adoptionWarning<Live>(binding: KindBinding<Live>, counterpart: Live | undefined): Diagnostic {
   return warningDiagnostic(
     `${binding.typeName}: adopts a live resource instead of creating one`,
     `The live ${counterpart === undefined ? "resource" : binding.describe(counterpart)} is the one this resource declares, as converge matches it; terraform will manage it from now on (import it to see its values first).`,
@@ -61,7 +61,7 @@ function adoptionWarning<Live>(binding: KindBindingCore<Live>, counterpart: Live
  * sends, at the value it sends. (Computed attributes an update changes, a Region's status say, are
  * unknown in the runtime's plan already: only those marked useStateForUnknown keep their value.)
  */
-function withSentDefaults<Live>(binding: KindBindingCore<Live>, planned: Values, config: Values, action: PlannedAction): Values {
+function withSentDefaults<Live>(binding: KindBinding<Live>, planned: Values, config: Values, action: PlannedAction): Values {
   const sent = binding.requestFields(action);
   const adjusted: Record<string, Values[string]> = { ...planned };
   for (const field of binding.fields) {

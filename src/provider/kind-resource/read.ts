@@ -1,6 +1,6 @@
 import type { PlannedAction } from "../../reconcile/model.js";
 import { planDocument, type ConvergeSession } from "../converge-session.js";
-import type { KindBinding, Values } from "./binding.js";
+import { hasChangedFields, hasNaturalImport, type KindBinding, type Values } from "./binding.js";
 import { checkedDocument, needsOf } from "./document-check.js";
 import { heldOrLive } from "./held-or-live.js";
 import { hold } from "./holding.js";
@@ -16,7 +16,7 @@ export async function readResource<Live>(binding: KindBinding<Live>, session: Co
   const { state, signal } = request;
   hold(binding, session, state);
   const live = await session.cache.read(await needsOf(binding, state), signal);
-  const natural = typeof state.id === "string" ? binding.naturalImport?.(state.id) : undefined;
+  const natural = typeof state.id === "string" && hasNaturalImport(binding) ? binding.naturalImport(state.id) : undefined;
   const counterpart = natural === undefined ? binding.liveOf(state, live) : natural.find(live);
   if (counterpart === undefined) return null;
   const liveValues = binding.liveValues(counterpart);
@@ -33,5 +33,5 @@ export async function readResource<Live>(binding: KindBinding<Live>, session: Co
 
 /** The spec fields an action's changes are about: the kind's own mapping, else each change's path. */
 function changedFieldsOf<Live>(binding: KindBinding<Live>, action: PlannedAction): ReadonlySet<string> {
-  return new Set(binding.changedFields ? binding.changedFields(action) : action.changes.map((change) => change.path));
+  return new Set(hasChangedFields(binding) ? binding.changedFields(action) : action.changes.map((change) => change.path));
 }

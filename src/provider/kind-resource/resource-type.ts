@@ -1,8 +1,8 @@
 import type { ConvergeSession } from "../converge-session.js";
-import type { MovableResource, ResourceType, Schema } from "../runtime/index.js";
+import type { ResourceType, ResourceWithImportState, ResourceWithMoveState, Schema } from "../runtime/index.js";
 
-/** A kind's terraform resource: the runtime's resource type, which also takes state moved from a `terraform_data` (MoveResourceState). */
-export type ConvergeResourceType = ResourceType<Schema, ConvergeSession> & MovableResource<Schema>;
+/** A kind's terraform resource: the runtime's resource type, with two of its capabilities: import, and state moved from a `terraform_data` (MoveResourceState). */
+export type ConvergeResourceType = ResourceType<Schema, ConvergeSession> & ResourceWithImportState<Schema, ConvergeSession> & ResourceWithMoveState<Schema>;
 
 /** The operations of a resource type that each have a file of their own here. */
 export type ResourceOperation = "plan" | "read" | "create" | "update" | "delete" | "importState" | "moveState";

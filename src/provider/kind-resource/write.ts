@@ -1,6 +1,6 @@
 import { applyAction, planDocument, type ConvergeSession } from "../converge-session.js";
 import { DiagnosticsError, type Value } from "../runtime/index.js";
-import type { KindBinding, KindBindingCore, Values } from "./binding.js";
+import type { KindBinding, Values } from "./binding.js";
 import { planDiagnostics, throwIfErrors } from "./diagnostics.js";
 import { checkedDocument, needsOf } from "./document-check.js";
 import { heldOrLive } from "./held-or-live.js";
@@ -41,7 +41,7 @@ async function write<Live>(binding: KindBinding<Live>, session: ConvergeSession,
  * engine (which may then send the service's default, say authorizationType NONE when an
  * authorizer is detached).
  */
-function asConfigured<Live>(binding: KindBindingCore<Live>, values: Values, config: Values): Values {
+function asConfigured<Live>(binding: KindBinding<Live>, values: Values, config: Values): Values {
   const configured: Record<string, Value> = { ...values };
   for (const field of binding.fields) if (field.presence === "defaulted") configured[field.attribute] = config[field.attribute] ?? null;
   return configured;

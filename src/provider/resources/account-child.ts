@@ -1,19 +1,22 @@
 import { SELF, type AccountKey } from "../../desired/read-key.js";
 import { documentOfAttributes, type TerraformResource } from "../../desired/terraform-resources.js";
 import type { LiveState } from "../../reconcile/model.js";
-import type { BindingWithMoves, KindBindingCore, KindDocument, Values } from "../kind-resource/index.js";
+import type { BindingWithMoves, KindBinding, KindDocument, Values } from "../kind-resource/index.js";
 import { isUnknown, types, type AttributeSchema, type Schema } from "../runtime/index.js";
 import { attributeOfPath, attributeSchemasOf, type SpecField } from "../terraform-fields.js";
 import { parseImportId } from "./import-id.js";
 
 /** The document of an account's setting (`KindDocument`), with the kind's resource it is made by. */
 export interface AccountChildDocument extends KindDocument {
-  /**
-   * The kind's resource (src/desired/terraform-resources.ts): its type, and the attribute that names
-   * the setting within its account (`region_name`): with `account_id` the resource's identity, and
-   * changing it replaces the resource.
-   */
+  /** The kind's resource (src/desired/terraform-resources.ts): its type, fields and attributes. */
   readonly resource: TerraformResource;
+  /** The spec field that names the setting within its account (`region`; the resource's `keyField`, checked to be there). */
+  readonly keyField: string;
+  /**
+   * Its attribute (`region_name`): with `account_id` the resource's identity, and changing it
+   * replaces the resource.
+   */
+  readonly keyAttribute: string;
 }
 
 /**
@@ -21,8 +24,12 @@ export interface AccountChildDocument extends KindDocument {
  * and described): it names its account unless it is the caller's; what validation needs of the kind.
  */
 export function accountChildDocument(resource: TerraformResource, fields: ReadonlyArray<SpecField>): AccountChildDocument {
+  const { keyField, keyAttribute } = resource;
+  if (keyField === undefined || keyAttribute === undefined) throw new Error(`${resource.typeName}: the resource of an account's setting needs its key attribute (keyField)`);
   return {
     resource,
+    keyField,
+    keyAttribute,
     kind: resource.kind,
     typeName: resource.typeName,
     fields,
@@ -51,7 +58,7 @@ export interface AccountChildOptions<Live> {
 
 /** The parts of a binding every setting of an account has the same way. */
 export type AccountChildBinding<Live> = Pick<
-  KindBindingCore<Live>,
+  KindBinding<Live>,
   "kind" | "typeName" | "schema" | "fields" | "identityAttributes" | "document" | "attributeOf" | "liveOf" | "matched" | "state" | "importId" | "requestFields"
 > & BindingWithMoves;
 
@@ -63,9 +70,8 @@ export type AccountChildBinding<Live> = Pick<
  */
 export function accountChild<Live>(options: AccountChildOptions<Live>): AccountChildBinding<Live> {
   const { keyImportName: importName } = options;
-  const { resource, fields } = options.document;
-  const { kind, typeName, keyAttribute } = resource;
-  if (keyAttribute === undefined) throw new Error(`${typeName}: the resource of an account's setting needs its key attribute (keyField)`);
+  const { resource, fields, keyField, keyAttribute } = options.document;
+  const { kind, typeName } = resource;
   const schema: Schema = {
     description: options.description,
     attributes: {
@@ -75,7 +81,6 @@ export function accountChild<Live>(options: AccountChildOptions<Live>): AccountC
       ...Object.fromEntries(Object.entries(attributeSchemasOf(fields)).map(([name, attribute]) => [name, name === keyAttribute ? { ...attribute, requiresReplace: true } : attribute])),
     },
   };
-  const keyField = resource.keyField!;
   const liveOf = (values: Values, live: LiveState) => options.find(typeof values.account_id === "string" ? values.account_id : SELF, values, live);
   return {
     kind,

@@ -1,11 +1,11 @@
 import type { AlternateContact } from "../../contract/account.js";
-import { kindResource, type KindBinding } from "../kind-resource/index.js";
+import { kindResource, type BindingWithMoves, type KindBinding } from "../kind-resource/index.js";
 import { liveValuesOf } from "../terraform-fields.js";
 import { accountChild } from "./account-child.js";
 import { alternateContactDocument } from "./alternate-contact-document.js";
 
-/** converge's AlternateContact kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is). */
-export const alternateContactBinding: KindBinding<AlternateContact> = {
+/** converge's AlternateContact kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is), which takes moved state. */
+export const alternateContactBinding: KindBinding<AlternateContact> & BindingWithMoves = {
   ...accountChild<AlternateContact>({
     document: alternateContactDocument,
     description: "An alternate contact of an account (converge's `AlternateContact` kind).",

@@ -2,7 +2,7 @@ import type { Document } from "../../desired/schema.js";
 import { fieldAttribute, naturalImportId } from "../../desired/terraform-attributes.js";
 import { documentOfAttributes, type TerraformResource } from "../../desired/terraform-resources.js";
 import type { ActionRequest, LiveApi, LiveState } from "../../reconcile/model.js";
-import type { BindingWithMoves, BindingWithNaturalImport, KindBindingCore, KindDocument, NaturalImport, Values } from "../kind-resource/index.js";
+import type { BindingWithMoves, BindingWithNaturalImport, KindBinding, KindDocument, NaturalImport, Values } from "../kind-resource/index.js";
 import { isUnknown, types, type Schema } from "../runtime/index.js";
 import { attributeOfPath, attributeSchemasOf, type SpecField } from "../terraform-fields.js";
 import { parseImportId } from "./import-id.js";
@@ -15,11 +15,12 @@ export interface LiveGatewayChild {
 
 /** The document of an API's child (`KindDocument`), with the kind's resource it is made by. */
 export interface GatewayChildDocument extends KindDocument {
-  /**
-   * The kind's resource (src/desired/terraform-resources.ts): its type, and the spec's pin of the
-   * child's ID (`routeId`), whose attribute (`route_id`) holds the ID and ends the import ID (`API_ID/ROUTE_ID`).
-   */
+  /** The kind's resource (src/desired/terraform-resources.ts): its type, fields and attributes. */
   readonly resource: TerraformResource;
+  /** The spec's pin of the child's ID (`routeId`; the resource's `idField`, checked to be there). */
+  readonly idField: string;
+  /** The attribute that holds the child's ID (`route_id`) and ends the import ID (`API_ID/ROUTE_ID`). */
+  readonly idAttribute: string;
 }
 
 /**
@@ -28,10 +29,12 @@ export interface GatewayChildDocument extends KindDocument {
  * pins the child by the ID the `pin` values hold; what validation needs of the kind.
  */
 export function gatewayChildDocument(resource: TerraformResource, fields: ReadonlyArray<SpecField>, name?: string): GatewayChildDocument {
-  const { idField } = resource;
-  if (idField === undefined) throw new Error(`${resource.typeName}: the resource of an API's child needs the pin of its ID (idField)`);
+  const { idField, idAttribute } = resource;
+  if (idField === undefined || idAttribute === undefined) throw new Error(`${resource.typeName}: the resource of an API's child needs the pin of its ID (idField)`);
   return {
     resource,
+    idField,
+    idAttribute,
     kind: resource.kind,
     typeName: resource.typeName,
     fields,
@@ -79,7 +82,7 @@ export interface ChildRequests<R extends ActionRequest> {
 
 /** The parts of a binding every child of an API has the same way. */
 export type GatewayChildBinding<Live> = Pick<
-  KindBindingCore<Live>,
+  KindBinding<Live>,
   "kind" | "typeName" | "schema" | "fields" | "identityAttributes" | "document" | "attributeOf" | "liveOf" | "state" | "importId" | "requestFields"
 > & BindingWithNaturalImport<Live> & BindingWithMoves;
 
@@ -94,9 +97,8 @@ export function apiOf(values: Values, live: LiveState): LiveApi | undefined {
  * (computed), then the spec's; the document names its API and pins the child by the ID the state holds.
  */
 export function gatewayChild<Live extends LiveGatewayChild, R extends ActionRequest>(options: GatewayChildOptions<Live, R>): GatewayChildBinding<Live> {
-  const { resource, fields } = options.document;
-  const { kind, typeName, idField, idAttribute } = resource;
-  if (idField === undefined || idAttribute === undefined) throw new Error(`${typeName}: the resource of an API's child needs the pin of its ID (idField)`);
+  const { resource, fields, idField, idAttribute } = options.document;
+  const { kind, typeName } = resource;
   // the kind's name in prose ("route"), as the descriptions of every child kind say it
   const noun = kind.toLowerCase();
   const schema: Schema = {

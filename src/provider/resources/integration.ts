@@ -4,7 +4,15 @@ import type { IntegrationRequest } from "../../reconcile/kinds/integration-reque
 import { integrationIds, matchesNaturalKey } from "../../reconcile/kinds/integration-identity.js";
 import type { LiveApi, LiveState } from "../../reconcile/model.js";
 import type { Integration } from "../../contract/gateway.js";
-import { kindResource, type KindBinding, type Values } from "../kind-resource/index.js";
+import {
+  kindResource,
+  type BindingWithDeleteView,
+  type BindingWithHolding,
+  type BindingWithMoves,
+  type BindingWithNaturalImport,
+  type KindBinding,
+  type Values,
+} from "../kind-resource/index.js";
 import { liveValuesOf } from "../terraform-fields.js";
 import { apiOf, gatewayChild } from "./gateway-child.js";
 import { NATURAL_KEY_FIELDS } from "../../desired/kinds/integration.js";
@@ -23,8 +31,12 @@ function integrationOf(values: Values, live: LiveState, integrationId: unknown):
   return apiOf(values, live)?.integrations.find((integration) => integration.integrationId === integrationId);
 }
 
-/** converge's Integration kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is). */
-export const integrationBinding: KindBinding<Integration> = {
+/**
+ * converge's Integration kind, in terraform: its binding (how its values become the kind's document,
+ * where its live counterpart is), which imports by its natural key, takes moved state, holds one of
+ * the live integrations a natural key may name, and judges a delete without the API's routes.
+ */
+export const integrationBinding: KindBinding<Integration> & BindingWithNaturalImport<Integration> & BindingWithMoves & BindingWithHolding & BindingWithDeleteView = {
   ...gatewayChild<Integration, IntegrationRequest>({
     document: integrationDocument,
     idNote: "(routes target `integrations/<integration_id>`)",

@@ -1,5 +1,5 @@
 import type { Region } from "../../contract/account.js";
-import { kindResource, type KindBinding } from "../kind-resource/index.js";
+import { kindResource, type BindingWithAdoption, type BindingWithChangedFields, type BindingWithMoves, type KindBinding } from "../kind-resource/index.js";
 import { types } from "../runtime/index.js";
 import { accountChild } from "./account-child.js";
 import { regionOptInDocument } from "./region-opt-in-document.js";
@@ -12,8 +12,12 @@ interface LiveRegion {
   readonly status: Region["RegionOptStatus"];
 }
 
-/** converge's RegionOptIn kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is). */
-export const regionOptInBinding: KindBinding<LiveRegion> = {
+/**
+ * converge's RegionOptIn kind, in terraform: its binding (how its values become the kind's document,
+ * where its live counterpart is), which takes moved state, never adopts (a Region always exists) and
+ * maps the engine's change of status to `enabled`.
+ */
+export const regionOptInBinding: KindBinding<LiveRegion> & BindingWithMoves & BindingWithAdoption & BindingWithChangedFields = {
   ...accountChild<LiveRegion>({
     document: regionOptInDocument,
     description: "Whether an opt-in Region is enabled for an account (converge's `RegionOptIn` kind). Destroying it leaves the Region as it is.",

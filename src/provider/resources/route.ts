@@ -1,6 +1,6 @@
 import { isRouteRequest, type RouteRequest } from "../../reconcile/kinds/route.js";
 import type { Route } from "../../contract/gateway.js";
-import { kindResource, type KindBinding } from "../kind-resource/index.js";
+import { kindResource, type BindingWithMoves, type BindingWithNaturalImport, type KindBinding } from "../kind-resource/index.js";
 import { liveValuesOf } from "../terraform-fields.js";
 import { apiOf, gatewayChild } from "./gateway-child.js";
 import { routeDocument } from "./route-document.js";
@@ -15,8 +15,8 @@ const ROUTE = gatewayChild<Route, RouteRequest>({
   requests: { is: isRouteRequest, sent: { createRoute: "body", updateRoute: "patch" } },
 });
 
-/** converge's Route kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is). */
-export const routeBinding: KindBinding<Route> = {
+/** converge's Route kind, in terraform: its binding (how its values become the kind's document, where its live counterpart is), which imports by its natural key and takes moved state. */
+export const routeBinding: KindBinding<Route> & BindingWithNaturalImport<Route> & BindingWithMoves = {
   ...ROUTE,
   matched(_action, values, live) {
     if (typeof values.route_id === "string") return ROUTE.liveOf(values, live);

@@ -1,8 +1,9 @@
 import { diagnosticToProtocol, errorDiagnostic, type Diagnostic } from "./diagnostics.js";
 import type { Logger } from "./hclog.js";
-import type { DiagnosticsAnswer, ServerCapabilities } from "./protocol-messages.js";
+import type { Protocol } from "./protocol.js";
+import type { DiagnosticsAnswer, ProviderRpc, RequestOf, ResponseOf, ServerCapabilities } from "./protocol-messages.js";
 import type { DataSourceType, ProviderDefinition, ResourceType, ServedProvider } from "./provider-definition.js";
-import type { ProcessState } from "./process-state.js";
+import { ProcessState } from "./process-state.js";
 import type { Schema } from "./schema.js";
 
 /** The definition as the runtime calls it: each part with values decoded with its own schema (see `runtimeDefinition`). */
@@ -21,11 +22,67 @@ export function runtimeDefinition<P>(served: ServedProvider<P>): RuntimeDefiniti
   return served as unknown as RuntimeDefinition<P>;
 }
 
-/** What every RPC handler of one provider process works with: the definition, the process's state, the log. */
+/**
+ * What every RPC handler of one provider process works with (terraform-plugin-framework's server
+ * and `context.Context` in one): the definition, its types by name, the process's state (what
+ * `configure` made, the stop signal), the log, and the protocol's codecs.
+ */
 export interface HandlerContext<P> {
   readonly definition: RuntimeDefinition<P>;
+  readonly resources: TypesByName<ResourceType<Schema, P>>;
+  readonly dataSources: TypesByName<DataSourceType<Schema, P>>;
   readonly processState: ProcessState<P>;
   readonly log: Logger;
+  readonly protocol: Protocol;
+}
+
+/**
+ * The shape of every RPC handler: the process's context and the decoded request in, the response
+ * out (or its bytes, encoded once). A thrown error becomes the handler's own answer (`thrownAnswer`,
+ * thrown-errors.ts): a handler does not reject.
+ */
+export type RpcHandler<N extends ProviderRpc> = <P>(context: HandlerContext<P>, request: RequestOf<N>) => Promise<ResponseOf<N> | Buffer>;
+
+/** One handler per RPC the runtime answers (provider-service.ts): an RPC added to `PROVIDER_RPCS` needs its line here. */
+export type RpcHandlers = { readonly [N in ProviderRpc]: RpcHandler<N> };
+
+/** The handlers of one provider process and the context they share: what `dispatch` (provider-rpcs.ts) calls. */
+export interface ProviderHandlers<P> {
+  readonly handlers: RpcHandlers;
+  readonly context: HandlerContext<P>;
+}
+
+/** The context of a provider process's handlers: a new process state (unconfigured). */
+export function handlerContext<P>(served: ServedProvider<P>, protocol: Protocol, log: Logger): HandlerContext<P> {
+  const definition = runtimeDefinition(served);
+  return {
+    definition,
+    resources: new TypesByName(definition.resources, "resource"),
+    dataSources: new TypesByName(definition.dataSources, "data source"),
+    processState: new ProcessState<P>(log),
+    log,
+    protocol,
+  };
+}
+
+/** A definition's types of one sort (resources, data sources) by their full names. */
+export class TypesByName<T> {
+  constructor(
+    private readonly types: Readonly<Record<string, T>>,
+    private readonly sort: "resource" | "data source",
+  ) {}
+
+  /** The type of `typeName`; undefined when the provider has none (answer with `unknownAnswer`). */
+  get(typeName: string): T | undefined {
+    return Object.hasOwn(this.types, typeName) ? this.types[typeName] : undefined;
+  }
+
+  /** The answer to a call for a type the provider has not: an error that names the types there are. */
+  unknownAnswer(typeName: string): DiagnosticsAnswer {
+    return answer([
+      errorDiagnostic(`unknown ${this.sort} type ${typeName}`, `this provider has no ${this.sort} ${JSON.stringify(typeName)}: expected one of ${Object.keys(this.types).join(", ") || "none"}`),
+    ]);
+  }
 }
 
 /** What the runtime tells terraform it does beyond the protocol's minimum. */
@@ -34,25 +91,4 @@ export const SERVER_CAPABILITIES: ServerCapabilities = { plan_destroy: true, get
 /** An answer holding only diagnostics. */
 export function answer(diagnostics: ReadonlyArray<Diagnostic>): DiagnosticsAnswer {
   return { diagnostics: diagnostics.map(diagnosticToProtocol) };
-}
-
-/** A type of the definition by its full name, or the diagnostic that names the types there are. */
-export function lookup<T>(types: Readonly<Record<string, T>>, typeName: string, kind: string): T | { readonly unknown: Diagnostic } {
-  const found = Object.hasOwn(types, typeName) ? types[typeName] : undefined;
-  if (found !== undefined) return found;
-  return { unknown: errorDiagnostic(`unknown ${kind} type ${typeName}`, `this provider has no ${kind} ${JSON.stringify(typeName)}: expected one of ${Object.keys(types).join(", ") || "none"}`) };
-}
-
-/** Runs `handle` with the resource type of `typeName`, or answers that the provider has none. */
-export async function withResource<P, R>(context: HandlerContext<P>, typeName: string, handle: (resource: ResourceType<Schema, P>) => Promise<R>): Promise<R | DiagnosticsAnswer> {
-  const resource = lookup(context.definition.resources, typeName, "resource");
-  if ("unknown" in resource) return answer([resource.unknown]);
-  return handle(resource);
-}
-
-/** Runs `handle` with the data source type of `typeName`, or answers that the provider has none. */
-export async function withDataSource<P, R>(context: HandlerContext<P>, typeName: string, handle: (dataSource: DataSourceType<Schema, P>) => Promise<R>): Promise<R | DiagnosticsAnswer> {
-  const dataSource = lookup(context.definition.dataSources, typeName, "data source");
-  if ("unknown" in dataSource) return answer([dataSource.unknown]);
-  return handle(dataSource);
 }

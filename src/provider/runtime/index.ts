@@ -12,17 +12,24 @@
  */
 export { serveProvider, type ServeOptions } from "./serve.js";
 export { schemasFirstProvider, schemasOf, type ProviderSchemas } from "./schemas-first-provider.js";
-export type {
-  CallContext,
-  DataSourceType,
-  ListedDataSource,
-  ListedResource,
-  PlanAction,
-  PlanRequest,
-  PlanResult,
-  ProviderDefinition,
-  ResourceType,
-  ServedProvider,
+export {
+  isResourceWithImportState,
+  isResourceWithMoveState,
+  isResourceWithUpgradeState,
+  type CallContext,
+  type DataSourceType,
+  type ListedDataSource,
+  type ListedResource,
+  type MoveStateRequest,
+  type PlanAction,
+  type PlanRequest,
+  type PlanResult,
+  type ProviderDefinition,
+  type ResourceType,
+  type ResourceWithImportState,
+  type ResourceWithMoveState,
+  type ResourceWithUpgradeState,
+  type ServedProvider,
 } from "./provider-definition.js";
 export {
   defineSchema,
@@ -40,7 +47,6 @@ export {
 } from "./schema.js";
 export { types, typeFromJson, typeToJson, type CtyType, type CtyTypeJson } from "./cty-type.js";
 export { containsUnknown, isObjectValue, isUnknown, TypedValue, UNKNOWN, Unknown, valuesEqual, type Value } from "./value.js";
-export type { MovableResource, MoveStateRequest } from "./resource-move.js";
 export { formatPath, valueAtPath, withValueAtPath, type AttributePath, type PathStep } from "./attribute-path.js";
 export { DiagnosticsError, errorDiagnostic, hasErrors, isDiagnosticsError, warningDiagnostic, type Diagnostic } from "./diagnostics.js";
 export { decodeMsgpack, encodeMsgpack } from "./msgpack-codec.js";

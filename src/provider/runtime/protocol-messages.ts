@@ -209,12 +209,6 @@ export interface ProviderRpcMessages {
   readonly StopProvider: [request: object, response: StopProviderResponse];
 }
 
-/**
- * The runtime's handler of each RPC: the decoded request in, the response out, or its bytes encoded
- * once (a cached answer). One table: an RPC added to `PROVIDER_RPCS` needs its line here and its handler.
- */
-export type ProviderHandlers = { readonly [N in ProviderRpc]: (request: RequestOf<N>) => Promise<ResponseOf<N> | Buffer> };
-
 /** The name of an RPC of tfplugin6's `Provider` service the runtime answers. */
 export type ProviderRpc = keyof ProviderRpcMessages;
 

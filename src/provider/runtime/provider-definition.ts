@@ -47,10 +47,12 @@ export interface PlanResult<S extends Schema> {
 }
 
 /**
- * A managed resource type (terraform-plugin-framework's `resource.Resource`). The runtime decodes
- * and encodes values with `schema`, checks every answer against terraform's rules before terraform
- * does, and turns a thrown error into an error diagnostic (a thrown `DiagnosticsError` into its
- * diagnostics). Calls arrive concurrently: keep no mutable state in the object itself.
+ * A managed resource type (terraform-plugin-framework's `resource.Resource`): what every resource
+ * type has. What only some have is a capability of its own below (`ResourceWith…`), found by its
+ * guard. The runtime decodes and encodes values with `schema`, checks every answer against
+ * terraform's rules before terraform does, and turns a thrown error into an error diagnostic (a
+ * thrown `DiagnosticsError` into its diagnostics). Calls arrive concurrently: keep no mutable state
+ * in the object itself.
  */
 export interface ResourceType<S extends Schema, P = unknown> {
   readonly schema: S;
@@ -66,16 +68,62 @@ export interface ResourceType<S extends Schema, P = unknown> {
   update(request: CallContext<P> & { readonly prior: StateOf<S>; readonly planned: PlannedOf<S>; readonly config: ConfigOf<S> }): Promise<StateOf<S>>;
   /** Deletes the resource. */
   delete(request: CallContext<P> & { readonly prior: StateOf<S> }): Promise<void>;
-  /**
-   * For `terraform import`: the state the import id names, with at least what `read` needs (terraform
-   * calls `read` next); null when nothing has that id. Without it the resource cannot be imported.
-   */
-  importState?(request: CallContext<P> & { readonly id: string }): Promise<StateOf<S> | null>;
-  /**
-   * State written with an older `schema.version`, as parsed JSON, rewritten for the current schema
-   * (also as JSON-shaped data). Without it, only state of the current version is accepted.
-   */
-  upgradeState?(request: { readonly version: number; readonly state: unknown; readonly log: Logger }): unknown | Promise<unknown>;
+}
+
+/**
+ * A resource type that `terraform import` can import (terraform-plugin-framework's
+ * `ResourceWithImportState`). Without it, ImportResourceState answers that the type cannot be imported.
+ */
+export interface ResourceWithImportState<S extends Schema, P = unknown> {
+  /** The state the import id names, with at least what `read` needs (terraform calls `read` next); null when nothing has that id. */
+  importState(request: CallContext<P> & { readonly id: string }): Promise<StateOf<S> | null>;
+}
+
+/**
+ * A resource type whose `schema.version` has moved on (terraform-plugin-framework's
+ * `ResourceWithUpgradeState`). Without it, only state of the current version is accepted.
+ */
+export interface ResourceWithUpgradeState {
+  /** State written with an older `schema.version`, as parsed JSON, rewritten for the current schema (also as JSON-shaped data). */
+  upgradeState(request: { readonly version: number; readonly state: unknown; readonly log: Logger }): unknown | Promise<unknown>;
+}
+
+/** What a resource's `moveState` receives: where the state comes from, and the state as parsed JSON (terraform's state file form). */
+export interface MoveStateRequest {
+  /** The source's provider, e.g. `terraform.io/builtin/terraform`, `registry.terraform.io/converge/converge`. */
+  readonly sourceProviderAddress: string;
+  readonly sourceTypeName: string;
+  readonly sourceSchemaVersion: number;
+  readonly sourceState: unknown;
+}
+
+/**
+ * A resource type that takes state from another type (`moved { from = other_type.x  to = this.y }`,
+ * terraform ≥ 1.8; terraform-plugin-framework's `ResourceWithMoveState`): the target's state for the
+ * source's, or null when it does not take state from that type (terraform then reports that the
+ * move is not supported). terraform asks before it configures the provider: the state is made from
+ * the source's alone, and `read`, which terraform calls next, finds the live resource.
+ */
+export interface ResourceWithMoveState<S extends Schema> {
+  moveState(request: MoveStateRequest & { readonly log: Logger }): Promise<StateOf<S> | null>;
+}
+
+/**
+ * Whether a resource type can be imported. Each capability is found this way, by its one guard (as
+ * terraform-plugin-framework asserts a `ResourceWith…` interface): the member is there.
+ */
+export function isResourceWithImportState<S extends Schema, P>(resource: ResourceType<S, P>): resource is ResourceType<S, P> & ResourceWithImportState<S, P> {
+  return "importState" in resource && typeof resource.importState === "function";
+}
+
+/** Whether a resource type upgrades state of older schema versions (see `isResourceWithImportState`). */
+export function isResourceWithUpgradeState<S extends Schema, P>(resource: ResourceType<S, P>): resource is ResourceType<S, P> & ResourceWithUpgradeState {
+  return "upgradeState" in resource && typeof resource.upgradeState === "function";
+}
+
+/** Whether a resource type takes state moved from other types (see `isResourceWithImportState`). */
+export function isResourceWithMoveState<S extends Schema, P>(resource: ResourceType<S, P>): resource is ResourceType<S, P> & ResourceWithMoveState<S> {
+  return "moveState" in resource && typeof resource.moveState === "function";
 }
 
 /** A data source (terraform-plugin-framework's `datasource.DataSource`). */
@@ -115,9 +163,9 @@ export interface ListedResource<P> {
   create(request: CallContext<P> & { readonly planned: never; readonly config: never }): Promise<unknown>;
   update(request: CallContext<P> & { readonly prior: never; readonly planned: never; readonly config: never }): Promise<unknown>;
   delete(request: CallContext<P> & { readonly prior: never }): Promise<void>;
+  /** The optional capabilities, each found by its guard: `ResourceWithImportState`, `ResourceWithUpgradeState`, `ResourceWithMoveState`. */
   importState?(request: CallContext<P> & { readonly id: string }): Promise<unknown>;
   upgradeState?(request: never): unknown;
-  /** See `MovableResource` (resource-move.ts). */
   moveState?(request: never): Promise<unknown>;
 }
 

@@ -1,6 +1,5 @@
 import { diagnosticToProtocol, errorDiagnostic } from "./diagnostics.js";
 import { SERVER_CAPABILITIES, type HandlerContext } from "./handler-context.js";
-import type { Protocol } from "./protocol.js";
 import type {
   GetFunctionsResponse,
   GetMetadataResponse,
@@ -22,25 +21,24 @@ export async function getMetadata<P>({ definition }: HandlerContext<P>): Promise
   };
 }
 
-/**
- * GetProviderSchema: the provider's, resources' and data sources' schemas, and the definition's
- * problems as error diagnostics; encoded once, on the first call (terraform asks for the schemas
- * several times per process).
- */
-export function providerSchemaHandler<P>({ definition }: HandlerContext<P>, protocol: Protocol): () => Promise<Buffer> {
-  let encoded: Buffer | undefined;
-  return async () => {
-    if (encoded !== undefined) return encoded;
-    const response: GetProviderSchemaResponse = {
-      provider: schemaToProtocol(definition.schema),
-      resource_schemas: schemasToProtocol(definition.resources),
-      data_source_schemas: schemasToProtocol(definition.dataSources),
-      server_capabilities: SERVER_CAPABILITIES,
-      diagnostics: definitionProblems<P>(definition).map((problem) => diagnosticToProtocol(errorDiagnostic("invalid provider definition", `${problem} (a bug in the provider)`))),
-    };
-    encoded ??= protocol.encode("tfplugin6.GetProviderSchema.Response", response);
-    return encoded;
+/** Each process's GetProviderSchema answer by its handlers' context, encoded on the first call (terraform asks for the schemas several times per process). */
+const encodedSchemas = new WeakMap<object, Buffer>();
+
+/** GetProviderSchema: the provider's, resources' and data sources' schemas, and the definition's problems as error diagnostics. */
+export async function getProviderSchema<P>(context: HandlerContext<P>): Promise<Buffer> {
+  const encoded = encodedSchemas.get(context);
+  if (encoded !== undefined) return encoded;
+  const { definition } = context;
+  const response: GetProviderSchemaResponse = {
+    provider: schemaToProtocol(definition.schema),
+    resource_schemas: schemasToProtocol(definition.resources),
+    data_source_schemas: schemasToProtocol(definition.dataSources),
+    server_capabilities: SERVER_CAPABILITIES,
+    diagnostics: definitionProblems<P>(definition).map((problem) => diagnosticToProtocol(errorDiagnostic("invalid provider definition", `${problem} (a bug in the provider)`))),
   };
+  const bytes = context.protocol.encode("tfplugin6.GetProviderSchema.Response", response);
+  encodedSchemas.set(context, bytes);
+  return bytes;
 }
 
 /** GetFunctions: the runtime serves no provider functions. */

@@ -1,5 +1,6 @@
 import type { ProtocolMethod, Protocol } from "./protocol.js";
-import type { ProviderHandlers, ProviderRpc, ProviderRpcMessages, RequestOf, ResponseOf } from "./protocol-messages.js";
+import type { ProviderHandlers, RpcHandler } from "./handler-context.js";
+import type { ProviderRpc, ProviderRpcMessages, RequestOf, ResponseOf } from "./protocol-messages.js";
 
 /**
  * The RPCs of tfplugin6's `Provider` service the runtime answers (`provider-service.ts`), known
@@ -24,10 +25,10 @@ export const PROVIDER_RPCS = [
   "StopProvider",
 ] as const satisfies ReadonlyArray<keyof ProviderRpcMessages>;
 
-/** Calls the handler of `name` with its request: the table's mapped type carries the request's and the response's types through. */
-export function dispatch<N extends ProviderRpc>(handlers: ProviderHandlers, name: N, request: RequestOf<N>): Promise<ResponseOf<N> | Buffer> {
-  const handler: (request: RequestOf<N>) => Promise<ResponseOf<N> | Buffer> = handlers[name];
-  return handler(request);
+/** Calls the handler of `name` with the process's context and the request: the table's mapped type carries the request's and the response's types through. */
+export function dispatch<N extends ProviderRpc, P>({ handlers, context }: ProviderHandlers<P>, name: N, request: RequestOf<N>): Promise<ResponseOf<N> | Buffer> {
+  const handler: RpcHandler<N> = handlers[name];
+  return handler(context, request);
 }
 
 /**

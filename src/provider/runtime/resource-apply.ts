@@ -2,10 +2,9 @@ import { formatPath } from "./attribute-path.js";
 import { diagnosticToProtocol, errorDiagnostic, type Diagnostic } from "./diagnostics.js";
 import { appliedBreaches } from "./plan-rules.js";
 import { fromDynamicValue, toDynamicValue, type ApplyResourceChangeRequest, type ApplyResourceChangeResponse } from "./protocol-messages.js";
-import type { ResourceType } from "./provider-definition.js";
+import type { HandlerContext } from "./handler-context.js";
 import { impliedType, type ConfigOf, type PlannedOf, type Schema, type StateOf } from "./schema.js";
-import type { ProcessState } from "./process-state.js";
-import { diagnosticsOfThrown } from "./thrown-errors.js";
+import { diagnosticsOfThrown, thrownAnswer } from "./thrown-errors.js";
 import { containsUnknown, type Value } from "./value.js";
 
 /**
@@ -14,25 +13,27 @@ import { containsUnknown, type Value } from "./value.js";
  * fails the answer keeps what is known to exist: nothing after a failed create, the prior state
  * after a failed update or delete.
  */
-export async function applyResourceChange<P>(typeName: string, resource: ResourceType<Schema, P>, request: ApplyResourceChangeRequest, processState: ProcessState<P>): Promise<ApplyResourceChangeResponse> {
+export async function applyResourceChange<P>(context: HandlerContext<P>, request: ApplyResourceChangeRequest): Promise<ApplyResourceChangeResponse> {
+  const typeName = request.type_name;
+  const resource = context.resources.get(typeName);
+  if (resource === undefined) return context.resources.unknownAnswer(typeName);
   const type = impliedType(resource.schema);
-  const base = { private: request.planned_private };
   let prior: Value, planned: Value, config: Value;
   try {
     prior = fromDynamicValue(request.prior_state, type);
     planned = fromDynamicValue(request.planned_state, type);
     config = fromDynamicValue(request.config, type);
   } catch (error) {
-    return { ...base, diagnostics: diagnosticsOfThrown(error, `${typeName}: apply`, processState.log).map(diagnosticToProtocol) };
+    return { private: request.planned_private, ...thrownAnswer(error, `${typeName}: apply`, context.log) };
   }
   const action = planned === null ? "delete" : prior === null ? "create" : "update";
   const answer = (state: Value, diagnostics: ReadonlyArray<Diagnostic>) => ({
-    ...base,
+    private: request.planned_private,
     new_state: toDynamicValue(state, type),
     diagnostics: diagnostics.map(diagnosticToProtocol),
   });
   try {
-    const call = await processState.context();
+    const call = await context.processState.context();
     if (action === "delete") {
       await resource.delete({ ...call, prior: prior as StateOf<Schema> });
       return answer(null, []);
@@ -47,6 +48,6 @@ export async function applyResourceChange<P>(typeName: string, resource: Resourc
     // a state with unknowns cannot be stored: keep what is known to exist instead
     return answer(containsUnknown(applied) ? (action === "create" ? null : prior) : applied, breaches);
   } catch (error) {
-    return answer(action === "create" ? null : prior, diagnosticsOfThrown(error, `${typeName}: ${action}`, processState.log));
+    return answer(action === "create" ? null : prior, diagnosticsOfThrown(error, `${typeName}: ${action}`, context.log));
   }
 }

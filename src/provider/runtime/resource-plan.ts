@@ -2,10 +2,10 @@ import { formatPath, pathToProtocol, type AttributePath } from "./attribute-path
 import { diagnosticToProtocol, errorDiagnostic, hasErrors, type Diagnostic } from "./diagnostics.js";
 import { planBreaches, plannedChange, replacedPaths, type RuleBreach } from "./plan-rules.js";
 import { fromDynamicValue, toDynamicValue, type PlanResourceChangeRequest, type PlanResourceChangeResponse } from "./protocol-messages.js";
-import type { CallContext, PlanAction, PlanResult, ResourceType } from "./provider-definition.js";
-import type { ProcessState } from "./process-state.js";
+import type { HandlerContext } from "./handler-context.js";
+import type { CallContext, PlanAction, PlanResult } from "./provider-definition.js";
 import { impliedType, type ConfigOf, type PlannedOf, type Schema, type StateOf } from "./schema.js";
-import { attempt, diagnosticsOfThrown } from "./thrown-errors.js";
+import { diagnosticsOfThrown, thrownAnswer } from "./thrown-errors.js";
 import type { Value } from "./value.js";
 
 /**
@@ -14,56 +14,49 @@ import type { Value } from "./value.js";
  * `requiresReplace` attributes. Deletes are planned here too (the provider
  * announces `plan_destroy`), so a resource can refuse one with an error.
  */
-export async function planResourceChange<P>(
-  typeName: string,
-  resource: ResourceType<Schema, P>,
-  request: PlanResourceChangeRequest,
-  processState: ProcessState<P>,
-): Promise<PlanResourceChangeResponse> {
-  const what = `${typeName}: plan`;
+export async function planResourceChange<P>(context: HandlerContext<P>, request: PlanResourceChangeRequest): Promise<PlanResourceChangeResponse> {
+  const typeName = request.type_name;
+  const resource = context.resources.get(typeName);
+  if (resource === undefined) return context.resources.unknownAnswer(typeName);
   const type = impliedType(resource.schema);
-  const base = { planned_private: request.prior_private };
   let prior: Value, proposed: Value, config: Value;
   let call: CallContext<P>;
   try {
     prior = fromDynamicValue(request.prior_state, type);
     proposed = fromDynamicValue(request.proposed_new_state, type);
     config = fromDynamicValue(request.config, type);
-    call = await processState.context();
+    call = await context.processState.context();
   } catch (error) {
-    return { ...base, diagnostics: diagnosticsOfThrown(error, what, processState.log).map(diagnosticToProtocol) };
+    return { planned_private: request.prior_private, ...thrownAnswer(error, `${typeName}: plan`, context.log) };
   }
   const action: PlanAction = proposed === null ? "delete" : prior === null ? "create" : "update";
   const planned = action === "delete" ? null : plannedChange(resource.schema, prior, proposed, config);
 
-  const adjusted = await attempt(what, call.log, () =>
-    resource.plan?.({
-      ...call,
-      action,
-      config: config as ConfigOf<Schema> | null,
-      prior: prior as StateOf<Schema> | null,
-      planned: planned as PlannedOf<Schema> | null,
-    }),
-  );
-  const result: PlanResult<Schema> = adjusted.value ?? {};
+  const diagnostics: Diagnostic[] = [];
+  let result: PlanResult<Schema> = {};
+  try {
+    result = (await resource.plan?.({ ...call, action, config: config as ConfigOf<Schema> | null, prior: prior as StateOf<Schema> | null, planned: planned as PlannedOf<Schema> | null })) ?? {};
+  } catch (error) {
+    diagnostics.push(...diagnosticsOfThrown(error, `${typeName}: plan`, context.log));
+  }
   const finalPlan = result.planned !== undefined ? (result.planned as Value) : planned;
-  const diagnostics: Diagnostic[] = [...adjusted.diagnostics, ...(result.diagnostics ?? [])];
+  if (result.diagnostics !== undefined) diagnostics.push(...result.diagnostics);
   diagnostics.push(...shapeBreaches(action, finalPlan).map((problem) => errorDiagnostic(`${typeName}: invalid plan`, `${problem} (a bug in the provider)`)));
   if (action !== "delete" && finalPlan !== null) {
     diagnostics.push(...planBreaches(resource.schema, prior, config, finalPlan).map((breach) => breachDiagnostic(typeName, breach)));
   }
   const requiresReplace = action === "update" ? distinctPaths([...replacedPaths(resource.schema, prior, finalPlan), ...(result.requiresReplace ?? [])]) : [];
-  if (hasErrors(diagnostics)) return { ...base, diagnostics: diagnostics.map(diagnosticToProtocol) };
+  if (hasErrors(diagnostics)) return { planned_private: request.prior_private, diagnostics: diagnostics.map(diagnosticToProtocol) };
 
   try {
     return {
-      ...base,
+      planned_private: request.prior_private,
       planned_state: toDynamicValue(finalPlan, type),
       requires_replace: requiresReplace.map(pathToProtocol),
       diagnostics: diagnostics.map(diagnosticToProtocol),
     };
   } catch (error) {
-    return { ...base, diagnostics: [...diagnostics, ...diagnosticsOfThrown(error, what, call.log)].map(diagnosticToProtocol) };
+    return { planned_private: request.prior_private, diagnostics: [...diagnostics, ...diagnosticsOfThrown(error, `${typeName}: plan`, context.log)].map(diagnosticToProtocol) };
   }
 }
 

@@ -1,22 +1,25 @@
-import type { ProcessState } from "./process-state.js";
+import type { HandlerContext } from "./handler-context.js";
 import { fromDynamicValue, toDynamicValue, type ReadResourceRequest, type ReadResourceResponse } from "./protocol-messages.js";
-import type { ResourceType } from "./provider-definition.js";
-import { answer } from "./handler-context.js";
 import { impliedType, type Schema, type StateOf } from "./schema.js";
-import { attempt } from "./thrown-errors.js";
+import { thrownAnswer } from "./thrown-errors.js";
 import { containsUnknown, type Value } from "./value.js";
 
 /** ReadResource: the resource's `read` of the state terraform holds (null: gone), checked as wholly known; a failed read keeps the state terraform has. */
-export async function readResource<P>(typeName: string, resource: ResourceType<Schema, P>, request: ReadResourceRequest, processState: ProcessState<P>): Promise<ReadResourceResponse> {
-  const log = processState.log;
+export async function readResource<P>(context: HandlerContext<P>, request: ReadResourceRequest): Promise<ReadResourceResponse> {
+  const resource = context.resources.get(request.type_name);
+  if (resource === undefined) return context.resources.unknownAnswer(request.type_name);
   const type = impliedType(resource.schema);
-  const prior = await attempt(`${typeName}: read`, log, () => fromDynamicValue(request.current_state, type));
-  if (prior.value === undefined) return { private: request.private, ...answer(prior.diagnostics) };
-  const priorState = prior.value;
-  const result = await attempt(`${typeName}: read`, log, async () => {
-    const state: Value = priorState === null ? null : await resource.read({ ...(await processState.context()), state: priorState as StateOf<Schema> });
+  let prior: Value;
+  try {
+    prior = fromDynamicValue(request.current_state, type);
+  } catch (error) {
+    return { private: request.private, ...thrownAnswer(error, `${request.type_name}: read`, context.log) };
+  }
+  try {
+    const state: Value = prior === null ? null : await resource.read({ ...(await context.processState.context()), state: prior as StateOf<Schema> });
     if (containsUnknown(state)) throw new Error("read returned a state with unknown values: expected a wholly known state (a bug in the provider)");
-    return toDynamicValue(state, type);
-  });
-  return { private: request.private, new_state: result.value ?? request.current_state, ...answer(result.diagnostics) };
+    return { private: request.private, new_state: toDynamicValue(state, type), diagnostics: [] };
+  } catch (error) {
+    return { private: request.private, new_state: request.current_state, ...thrownAnswer(error, `${request.type_name}: read`, context.log) };
+  }
 }

@@ -2,7 +2,7 @@ import { closeSync, writeSync } from "node:fs";
 import { basename } from "node:path";
 import type { ConstantAnswers } from "./constant-answers.js";
 import { goPluginMethods } from "./go-plugin-services.js";
-import type { UnaryMethod } from "./grpc-connection.js";
+import type { GrpcMethod, UnaryMethod } from "./grpc-connection.js";
 import { listenAddressText, startGrpcServer } from "./grpc-server.js";
 import { checkHandshake, handshakeLine } from "./handshake.js";
 import { hclogLogger, logLevelFromEnvironment, type Logger } from "./hclog.js";
@@ -10,7 +10,8 @@ import { watchParent } from "./parent-watch.js";
 import { loadProtocol, type Protocol, type ProtocolMethod } from "./protocol.js";
 import type { ServedProvider } from "./provider-definition.js";
 import { decodeRequest, dispatch, PROVIDER_RPCS } from "./provider-rpcs.js";
-import type { ProviderHandlers, ProviderRpc } from "./protocol-messages.js";
+import type { ProviderHandlers } from "./handler-context.js";
+import type { ProviderRpc } from "./protocol-messages.js";
 import { selfSignedCertificate } from "./self-signed-certificate.js";
 
 /** Where the plugin's process talks; the process's own by default (tests pass others). */
@@ -62,25 +63,8 @@ export async function serveProvider<P>(load: () => ServedProvider<P> | Promise<S
   const tls =
     handshake.clientCertificateDer === undefined ? undefined : { own: selfSignedCertificate({ organization: options.certificateOrganization }), terraform: handshake.clientCertificateDer };
   const protocol = loadProtocol();
-
-  let handlers: Promise<ProviderHandlers> | undefined;
-  const startedHandlers = () => {
-    if (handlers === undefined) {
-      handlers = startProvider<P>(load, protocol, log);
-      handlers.catch((error: unknown) => log.error("the provider definition failed to load", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }));
-    }
-    return handlers;
-  };
-  let constants: Partial<ConstantAnswers> | undefined;
-  const constantAnswers = () => (constants ??= options.constantAnswers?.() ?? {});
   const methods = goPluginMethods(protocol, log, () => shutdown());
-  const service = protocol.service("tfplugin6.Provider");
-  // the service's other RPCs are answered UNIMPLEMENTED
-  for (const name of PROVIDER_RPCS) {
-    const method = service[name];
-    if (method === undefined) continue;
-    methods.set(method.path, providerMethod(name, method, protocol, startedHandlers, constantAnswers, answered));
-  }
+  addProviderMethods(methods, load, protocol, log, options, answered);
 
   if (tls === undefined) log.warn("PLUGIN_CLIENT_CERT is not set: serving without TLS, as go-plugin does");
   const server = await startGrpcServer(methods, {
@@ -138,14 +122,45 @@ const DESCRIPTOR_1 = {
 };
 
 /**
+ * Adds the methods of tfplugin6's `Provider` service to `methods`, by path (the service's other RPCs
+ * are answered UNIMPLEMENTED): each answers its constant answer when there is one, else with the
+ * provider's handlers, loaded (`load`) on the first call that needs them.
+ */
+function addProviderMethods<P>(
+  methods: Map<string, GrpcMethod>,
+  load: () => ServedProvider<P> | Promise<ServedProvider<P>>,
+  protocol: Protocol,
+  log: Logger,
+  options: Pick<ServeOptions, "constantAnswers">,
+  answered: ((rpc: ProviderRpc, ms: number) => void) | undefined,
+): void {
+  let handlers: Promise<ProviderHandlers<P>> | undefined;
+  const startedHandlers = () => {
+    if (handlers === undefined) {
+      handlers = startProvider<P>(load, protocol, log);
+      handlers.catch((error: unknown) => log.error("the provider definition failed to load", { error: error instanceof Error ? (error.stack ?? error.message) : String(error) }));
+    }
+    return handlers;
+  };
+  let constants: Partial<ConstantAnswers> | undefined;
+  const constantAnswers = () => (constants ??= options.constantAnswers?.() ?? {});
+  const service = protocol.service("tfplugin6.Provider");
+  for (const name of PROVIDER_RPCS) {
+    const method = service[name];
+    if (method === undefined) continue;
+    methods.set(method.path, providerMethod(name, method, protocol, startedHandlers, constantAnswers, answered));
+  }
+}
+
+/**
  * The gRPC method of one RPC: its constant answer when there is one (its request is then empty), else
  * its request decoded as the RPC's message, its handler (started on the first call), its answer encoded.
  */
-function providerMethod<N extends ProviderRpc>(
+function providerMethod<N extends ProviderRpc, P>(
   name: N,
   method: ProtocolMethod,
   protocol: Protocol,
-  handlers: () => Promise<ProviderHandlers>,
+  handlers: () => Promise<ProviderHandlers<P>>,
   constantAnswers: () => Partial<Record<ProviderRpc, Uint8Array>>,
   answered: ((rpc: ProviderRpc, ms: number) => void) | undefined,
 ): UnaryMethod {

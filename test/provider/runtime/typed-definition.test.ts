@@ -2,12 +2,16 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import {
   defineSchema,
   errorDiagnostic,
+  isResourceWithImportState,
+  isResourceWithMoveState,
+  isResourceWithUpgradeState,
   types,
   UNKNOWN,
   type ConfigOf,
   type DataSourceType,
   type ProviderDefinition,
   type ResourceType,
+  type ResourceWithImportState,
   type StateOf,
   type Unknown,
 } from "../../../src/provider/runtime/index.js";
@@ -48,6 +52,14 @@ const route: ResourceType<typeof routeSchema, Client> = {
   async delete() {},
 };
 
+/** The same resource with a capability, declared in its type (terraform-plugin-framework's `ResourceWithImportState`). */
+const importableRoute: ResourceType<typeof routeSchema, Client> & ResourceWithImportState<typeof routeSchema, Client> = {
+  ...route,
+  async importState({ id, provider }) {
+    return { id, api_id: provider.endpoint, route_key: "GET /", tags: null, targets: null };
+  },
+};
+
 const apiSchema = defineSchema({ attributes: { name: { type: types.string, required: true }, id: { type: types.string, computed: true } } });
 
 const apis: DataSourceType<typeof apiSchema, Client> = {
@@ -65,7 +77,7 @@ const provider: ProviderDefinition<typeof providerSchema, Client> = {
   configure({ config }) {
     return { endpoint: typeof config.endpoint === "string" ? config.endpoint : "http://localhost" };
   },
-  resources: { converge_route: route },
+  resources: { converge_route: route, converge_importable_route: importableRoute },
   dataSources: { converge_api: apis },
 };
 
@@ -80,6 +92,13 @@ describe("typed definitions", () => {
 
   it("accepts a provider of typed resources with no definition problem", () => {
     expect(definitionProblems(provider)).toEqual([]);
+  });
+
+  it("finds each capability of a resource type by its guard, and only the ones it has", () => {
+    expect([isResourceWithImportState(importableRoute), isResourceWithUpgradeState(importableRoute), isResourceWithMoveState(importableRoute)]).toEqual([true, false, false]);
+    expect([isResourceWithImportState(route), isResourceWithUpgradeState(route), isResourceWithMoveState(route)]).toEqual([false, false, false]);
+    const upgradable: ResourceType<typeof routeSchema, Client> = Object.assign({ ...route }, { upgradeState: ({ state }: { readonly state: unknown }) => state, moveState: "not a function" });
+    expect([isResourceWithUpgradeState(upgradable), isResourceWithMoveState(upgradable)]).toEqual([true, false]);
   });
 
   it("reports every problem of a definition at once", () => {
