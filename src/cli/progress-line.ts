@@ -43,8 +43,19 @@ export class ProgressLine {
   /** A line that stays above the progress line; nothing when progress is not shown. */
   notice(message: string): void {
     if (!this.#log || this.#closed) return;
-    this.#log.clear();
-    this.#stream.write(`  … ${message}\n`);
+    this.#above(`  … ${message}`);
+  }
+
+  /** A line for people that always appears, on stderr: above the progress line where one is drawn. */
+  say(message: string): void {
+    if (!this.#log || this.#closed) process.stderr.write(`${message}\n`);
+    else this.#above(message);
+  }
+
+  /** Writes `line` where the progress line is, then draws the progress line again below it. */
+  #above(line: string): void {
+    this.#log!.clear();
+    this.#stream.write(`${line}\n`);
     this.#drawn = "";
     if (this.#showing) this.#draw();
   }

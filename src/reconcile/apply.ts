@@ -17,6 +17,8 @@ export interface ApplyReport {
   readonly outcomes: ReadonlyArray<ActionOutcome>;
   readonly done: number;
   readonly failed: number;
+  /** Actions not started because the apply was stopped (ApplyOptions.stop). */
+  readonly skipped: number;
 }
 
 const EXECUTABLE = new Set<PlannedAction["type"]>(["create", "update", "delete"]);
@@ -25,7 +27,8 @@ const EXECUTABLE = new Set<PlannedAction["type"]>(["create", "update", "delete"]
  * Executes exactly the planned create, update and delete actions: phase by phase (integrations,
  * then routes, then route deletes, then integration deletes; contacts and Regions with the
  * first phase), with bounded concurrency inside a phase. A failed action is reported and does not
- * stop the others; an action whose integration failed to appear fails with that reason.
+ * stop the others; an action whose integration failed to appear fails with that reason. Once
+ * `options.stop` is aborted, no action starts: those under way finish, the rest are `skipped`.
  */
 export async function applyPlan(plan: Plan, clients: Clients, options: ApplyOptions = {}): Promise<ApplyReport> {
   return applyActions(plan, createApplyContext(clients, options));
@@ -64,6 +67,10 @@ export async function applyActions(plan: Pick<Plan, "actions">, context: ApplyCo
   for (const phase of phases) {
     const runnable = plan.actions.filter((action) => action.phase === phase && isExecutable(action));
     await Promise.all(runnable.map((action) => limit(async () => {
+      if (options.stop?.aborted) {
+        outcomes.push({ address: action.address, type: action.type, status: "skipped", error: "not started: the apply was interrupted" });
+        return;
+      }
       const engine = engineForOp(action.request!.op);
       try {
         if (!engine) throw new Error(`no kind executes ${action.request!.op}`);
@@ -77,15 +84,15 @@ export async function applyActions(plan: Pick<Plan, "actions">, context: ApplyCo
       }
     })));
     // before anything refers to what this phase created: settle it (an integration adopts a twin another run created first)
-    if (options.settleCreated === false) continue;
+    if (options.settleCreated === false || options.stop?.aborted) continue;
     const settled = await Promise.all(allEngines().map((engine) => engine.settle?.(context, limit) ?? []));
     for (const failure of settled.flat()) {
       const outcome = outcomes.findIndex((candidate) => candidate.address === failure.address && candidate.status === "done");
       if (outcome !== -1) outcomes[outcome] = { ...outcomes[outcome]!, status: "failed", error: failure.error };
     }
   }
-  const failed = outcomes.filter((outcome) => outcome.status === "failed").length;
-  return { outcomes, done: outcomes.length - failed, failed };
+  const count = (status: ActionOutcome["status"]) => outcomes.filter((outcome) => outcome.status === status).length;
+  return { outcomes, done: count("done"), failed: count("failed"), skipped: count("skipped") };
 }
 
 function isExecutable(action: PlannedAction): boolean {

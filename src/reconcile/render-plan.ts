@@ -93,6 +93,8 @@ export function renderApplyReport(report: ApplyReport, options: RenderOptions): 
   const lines = report.outcomes
     .filter((outcome) => outcome.status === "failed")
     .map((outcome) => `  ${paint("✗", "31", options.color)} ${outcome.address}: ${outcome.error}`);
-  lines.push(`Apply complete: ${report.done} done, ${report.failed} failed.`);
+  lines.push(report.skipped > 0
+    ? `Apply interrupted: ${report.done} done, ${report.failed} failed, ${report.skipped} not started.`
+    : `Apply complete: ${report.done} done, ${report.failed} failed.`);
   return `${lines.join("\n")}\n`;
 }

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { createInterface } from "node:readline/promises";
 import { DesiredStateError } from "../../desired/desired-state-error.js";
 import type { LoadedDocument } from "../../desired/load.js";
-import { applyPlan } from "../../reconcile/apply.js";
+import { applyPlan, type ApplyReport } from "../../reconcile/apply.js";
 import { hasChanges, type Plan } from "../../reconcile/model.js";
 import { planFileDifference } from "../../reconcile/plan-file-check.js";
 import { fromPlanFile, readAndPlan } from "../../reconcile/reconcile.js";
@@ -13,6 +13,7 @@ import { loadDocuments } from "../desired-input.js";
 import { loadStateInput, type StateInput } from "../state-input.js";
 import { documentsFromEnvironment } from "../document-env.js";
 import { parseJsonFile } from "../json-file.js";
+import { onInterrupt } from "../interrupt.js";
 import { withLock, type LockOptions } from "../lock.js";
 import { loadSynthStack, readPreviousInventory, removedDocuments } from "../synth-stack.js";
 import { ProgressLine } from "../progress-line.js";
@@ -189,7 +190,20 @@ async function applyPlanned(
       : "apply needs --auto-approve when not run on a terminal: nothing was changed");
   }
   line.phase("writing");
-  const report = await applyPlan(plan, clients, { parallelism: flags.parallelism, notice: (message) => line.notice(message), progress: line.progress, signal });
+  const interrupt = onInterrupt((text) => line.say(text.trimEnd()));
+  let report: ApplyReport;
+  try {
+    report = await applyPlan(plan, clients, { parallelism: flags.parallelism, notice: (message) => line.notice(message), progress: line.progress, signal, stop: interrupt.signal });
+  } finally {
+    interrupt.dispose();
+  }
+  const interrupted = interrupt.exitCode();
+  if (interrupted !== undefined) {
+    line.close();
+    if (flags.output === "json") process.stdout.write(`${JSON.stringify({ apply: report, converged: false, interrupted: true }, null, 2)}\n`);
+    else process.stdout.write(renderApplyReport(report, { color: useColor(flags) }));
+    return interrupted;
+  }
   line.phase("verifying");
   const after = await readAndPlan(documents, clients, {
     prune: plan.prune,

@@ -85,6 +85,12 @@ export interface ApplyOptions {
   /** Actions in flight at once within a phase. @default 10 */
   readonly parallelism?: number;
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Once aborted (an interrupt: Ctrl-C), no further action starts: those under way finish, and those
+   * not started end `skipped`. Unlike `signal`, it never cuts a write off in flight, whose outcome
+   * would then be unknown.
+   */
+  readonly stop?: AbortSignal | undefined;
   /** Notices for people: what apply had to do besides the plan (adopting a twin, waiting for a Region). */
   readonly notice?: (message: string) => void;
   /** Counts the writes: every create, update and delete, done or failed. */
