@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { releaseCacheDir } from "../../../src/cli/release/bun-build.js";
+import { DEMO_WORLD } from "../../../src/service/index.js";
 import { runProcess, type ProcessResult } from "../../support/run-process.js";
 import { PACKAGE_ROOT, PACKAGE_TIMEOUT_MS, testRelease } from "./release-fixture.js";
 
@@ -25,7 +26,7 @@ let root: string;
 let converge: string;
 let hideScript: string;
 let version: string;
-let serve: ChildProcess | undefined;
+const serves: ChildProcess[] = [];
 let endpoint: string;
 
 /**
@@ -58,15 +59,20 @@ function writeHideScript(dir: string): string {
 /** The arguments of `unshare` that run `command ARGS` where the hide script has hidden Node.js and the checkout. */
 const hidden = (command: string, args: ReadonlyArray<string>) => ["--user", "--map-root-user", "--mount", "sh", hideScript, command, ...args];
 
-/** `converge ARGS` (the executable) in the namespace, in the test's directory, against the served endpoint. */
-function run(args: ReadonlyArray<string>): Promise<ProcessResult> {
-  return runProcess("unshare", hidden(converge, args), { cwd: root, env: { PATH: process.env.PATH ?? "", CONVERGE_ENDPOINT: endpoint, CONVERGE_TOKEN: TOKEN, NO_COLOR: "1" }, timeoutMs: 60_000 });
+/** `converge ARGS` (the executable) in the namespace, in the test's directory, against the served endpoint (or `at`). */
+function run(args: ReadonlyArray<string>, at: string = endpoint): Promise<ProcessResult> {
+  return runProcess("unshare", hidden(converge, args), { cwd: root, env: { PATH: process.env.PATH ?? "", CONVERGE_ENDPOINT: at, CONVERGE_TOKEN: TOKEN, NO_COLOR: "1" }, timeoutMs: 60_000 });
 }
 
-/** Starts `converge serve --port 0` in the namespace and resolves with the URL it prints. */
-function startServe(): Promise<string> {
-  const child = spawn("unshare", hidden(converge, ["serve", "--port", "0"]), { cwd: root, env: { PATH: process.env.PATH ?? "" }, stdio: ["ignore", "pipe", "pipe"] });
-  serve = child;
+/** `sh -c SCRIPT` in the namespace, in the test's directory, with `converge` on PATH (the executable) and the served endpoint (or `at`). */
+function shell(script: string, at: string = endpoint): Promise<ProcessResult> {
+  return runProcess("unshare", hidden("sh", ["-c", script]), { cwd: root, env: { PATH: `${dirname(converge)}:${process.env.PATH ?? ""}`, CONVERGE_ENDPOINT: at, CONVERGE_TOKEN: TOKEN, NO_COLOR: "1" }, timeoutMs: 120_000 });
+}
+
+/** Starts `converge serve --port 0 ARGS` in the namespace and resolves with the URL it prints. */
+function startServe(args: ReadonlyArray<string> = []): Promise<string> {
+  const child = spawn("unshare", hidden(converge, ["serve", "--port", "0", ...args]), { cwd: root, env: { PATH: process.env.PATH ?? "" }, stdio: ["ignore", "pipe", "pipe"] });
+  serves.push(child);
   let stdout = "";
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
@@ -105,8 +111,8 @@ describeInNamespace(`the CLI as one executable, with Node.js and the checkout hi
   }, PACKAGE_TIMEOUT_MS);
 
   afterAll(async () => {
-    if (serve && serve.exitCode === null) {
-      const exited = new Promise((resolve) => serve!.once("exit", resolve));
+    for (const serve of serves.filter((child) => child.exitCode === null)) {
+      const exited = new Promise((resolve) => serve.once("exit", resolve));
       serve.kill("SIGTERM");
       await exited;
     }
@@ -145,6 +151,64 @@ describeInNamespace(`the CLI as one executable, with Node.js and the checkout hi
     const again = await run(["plan", "-f", "desired"]);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain("No changes.");
+  }, 300_000);
+
+  it("runs two applies at once with --lock: one waits for the other, then finds nothing left to do", async () => {
+    writeFileSync(join(root, "slow-world.json"), JSON.stringify({ ...DEMO_WORLD, faults: { errorRate: 0, latencyMs: 100, dropAfterWriteRate: 0 }, regionTransitionMs: 0 }));
+    const slow = await startServe(["--world", "slow-world.json"]);
+    const both = await shell("converge apply -f desired --auto-approve --lock apply.lock --lock-timeout 60 > first.out 2>&1 & converge apply -f desired --auto-approve --lock apply.lock --lock-timeout 60 > second.out 2>&1; second=$?; wait $!; echo \"$? $second\"", slow);
+    expect(both.stdout.trim(), `${readFileSync(join(root, "first.out"), "utf8")}${readFileSync(join(root, "second.out"), "utf8")}`).toBe("0 0");
+    const outputs = ["first.out", "second.out"].map((file) => readFileSync(join(root, file), "utf8"));
+    expect(outputs.filter((output) => output.includes("Apply complete: 18 done, 0 failed."))).toHaveLength(1);
+    expect(outputs.filter((output) => output.includes("No changes."))).toHaveLength(1);
+    expect(existsSync(join(root, "apply.lock.lock"))).toBe(false);
+  }, 300_000);
+
+  it("reads a terraform state on standard input (drift --state -) and writes every report format", async () => {
+    const state = JSON.stringify({
+      version: 4, terraform_version: "1.11.4", serial: 1, lineage: "executable-test", outputs: {},
+      resources: [{ mode: "managed", type: "converge_route", name: "gone", provider: 'provider["registry.terraform.io/converge/converge"]', instances: [{ schema_version: 0, sensitive_attributes: [], attributes: {
+        id: "a1b2c3d4e5/gone0001", api_id: "a1b2c3d4e5", route_id: "gone0001", api_gateway_managed: false, route_key: "GET /gone", target: null, authorization_type: "NONE", authorizer_id: null,
+        authorization_scopes: null, api_key_required: null, model_selection_expression: null, operation_name: null, request_models: null, request_parameters: null, route_response_selection_expression: null,
+      } }] }],
+    });
+    writeFileSync(join(root, "terraform.tfstate"), state);
+    const drift = await shell("converge drift -f desired --state - --report r.json --report r.md --report r.html --report r.xml --output json < terraform.tfstate");
+    expect(drift.code, drift.stderr).toBe(2);
+    const report = JSON.parse(drift.stdout) as { resources: Array<{ address: string; outcome: string }> };
+    expect(report.resources.find((resource) => resource.address === "Route/a1b2c3d4e5/GET /gone")).toMatchObject({ outcome: "missing" });
+    expect(JSON.parse(readFileSync(join(root, "r.json"), "utf8"))).toEqual(report);
+    expect(readFileSync(join(root, "r.md"), "utf8")).toContain("### converge drift");
+    expect(readFileSync(join(root, "r.html"), "utf8")).toContain("<h1>converge drift</h1>");
+    expect(readFileSync(join(root, "r.xml"), "utf8")).toMatch(/^<\?xml [^>]*\?>\n(<testsuites[^>]*>\n\s*)?<testsuite [^>]*>/);
+    for (const output of ["text", "markdown"]) {
+      const shown = await shell(`converge drift -f desired --state - --output ${output} < terraform.tfstate`);
+      expect(shown.code, shown.stderr).toBe(2);
+      expect(shown.stdout).toContain("gone");
+    }
+  }, 120_000);
+
+  it("exports the live state of an API and an account as desired-state files", async () => {
+    const exported = await run(["export", "--api", "a1b2c3d4e5", "--account", "self", "-o", "exported"]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const files = readdirSync(join(root, "exported"));
+    expect(files.length).toBeGreaterThan(0);
+    const validated = await run(["validate", "-f", "exported"]);
+    expect(validated.code, validated.stderr).toBe(0);
+  });
+
+  it("stops an apply on Ctrl-C: the writes under way finish, none other starts, exit 130; the next apply converges", async () => {
+    writeFileSync(join(root, "slower-world.json"), JSON.stringify({ ...DEMO_WORLD, faults: { errorRate: 0, latencyMs: 300, dropAfterWriteRate: 0 }, regionTransitionMs: 0 }));
+    const slower = await startServe(["--world", "slower-world.json"]);
+    const interrupted = await shell("converge apply -f desired --auto-approve --parallelism 2 > interrupted.out 2> interrupted.err & pid=$!; sleep 2; kill -INT $pid; wait $pid; echo $?", slower);
+    expect(interrupted.stdout.trim(), readFileSync(join(root, "interrupted.err"), "utf8")).toBe("130");
+    expect(readFileSync(join(root, "interrupted.err"), "utf8")).toContain("converge: interrupt received: the writes under way finish, no other starts");
+    expect(readFileSync(join(root, "interrupted.out"), "utf8")).toMatch(/^Apply interrupted: \d+ done, 0 failed, [1-9]\d* not started\.$/m);
+    const again = await run(["apply", "-f", "desired", "--auto-approve"], slower);
+    expect(again.code, again.stderr).toBe(0);
+    const check = await run(["plan", "-f", "desired"], slower);
+    expect(check.code, check.stderr).toBe(0);
+    expect(check.stdout).toContain("No changes.");
   }, 300_000);
 
   it.each([
