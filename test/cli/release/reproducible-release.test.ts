@@ -90,7 +90,7 @@ describe("a release packaged twice", () => {
       ...PLATFORMS.flatMap((platform) => [`converge_${VERSION}_${platform}.zip`, `terraform-provider-converge_${VERSION}_${platform}.zip`]),
       `terraform-provider-converge_${VERSION}_manifest.json`,
     ].sort());
-  });
+  }, PACKAGE_TIMEOUT_MS); // 2 × 10 executables of about 110 MB and their zips, read and compared
 
   it("carries the epoch in every archive entry's DOS date and time fields, as UTC, the odd second rounded down, with no extended timestamp", () => {
     // 2023-11-14T22:13:21Z: date (2023 - 1980) << 9 | 11 << 5 | 14, time 22 << 11 | 13 << 5 | 20 / 2
