@@ -19,6 +19,8 @@ export interface CliOptions {
   readonly cwd?: string;
   /** Kills the process after this long and fails. @default 45000 */
   readonly timeoutMs?: number;
+  /** Written to the process's standard input (`-f -`), which is then closed. @default stdin closed */
+  readonly stdin?: string;
 }
 
 /**
@@ -36,7 +38,7 @@ export async function runCli(args: ReadonlyArray<string>, options: CliOptions = 
     if (value === undefined) delete env[key];
     else env[key] = value;
   }
-  const { code, stdout, stderr } = await runProcess(process.execPath, [builtCliPath(), ...args], { cwd: options.cwd, env, timeoutMs: options.timeoutMs ?? 45_000 });
+  const { code, stdout, stderr } = await runProcess(process.execPath, [builtCliPath(), ...args], { cwd: options.cwd, env, timeoutMs: options.timeoutMs ?? 45_000, stdin: options.stdin });
   return { code, stdout, stderr };
 }
 
