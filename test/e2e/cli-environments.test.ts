@@ -1,12 +1,11 @@
 import { cp, readFile } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEMO_WORLD, type RunningService } from "../../src/service/index.js";
+import type { RunningService } from "../../src/service/index.js";
 import { runCli, type CliResult } from "../support/cli.js";
 import { call } from "../support/http.js";
 import {
-  ADMIN_TOKEN, E2E_TIMEOUT_MS, ORDERS_API, actionLines, converge, e2eWorld, expectExit, liveContact, liveIntegrations, liveRoute,
+  ADMIN_TOKEN, E2E_TIMEOUT_MS, ENVIRONMENTS_DIR, ENVIRONMENT_APIS, ORDERS_API, actionLines, converge, environmentsWorld, expectExit, liveContact, liveIntegrations, liveRoute,
   parsePlanJson, useE2eResources, writeFiles, writeRequests, type PlanJson,
 } from "./e2e-fixture.js";
 
@@ -16,23 +15,11 @@ import {
  * an API of the embedded service (and an account of its organization), run through the real CLI.
  */
 
-const ENVIRONMENTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../examples/environments");
-const API_OF = { dev: "ordersdev1", prod: "ordersprd1" } as const;
+const API_OF = ENVIRONMENT_APIS;
 const ACCOUNT_OF = { dev: "222222222222", prod: "333333333333" } as const;
 type Environment = keyof typeof API_OF;
 
 const { services, dirs } = useE2eResources();
-
-/** The demo world with one more HTTP API per environment, named as the environments' files name them. */
-function environmentsWorld() {
-  return e2eWorld({
-    apis: [
-      ...(DEMO_WORLD.apis ?? []),
-      { apiId: API_OF.dev, name: "orders-dev", protocolType: "HTTP" },
-      { apiId: API_OF.prod, name: "orders-prod", protocolType: "HTTP" },
-    ],
-  });
-}
 
 /** A fresh service and a copy of examples/environments. */
 async function environments(): Promise<{ service: RunningService; dir: string }> {
