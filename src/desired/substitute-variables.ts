@@ -78,7 +78,7 @@ function substituteIn(value: unknown, path: PropertyKey[], walk: Walk): unknown 
     return copy ?? value;
   }
   let copy: Record<string, unknown> | undefined;
-  for (const key in value) {
+  for (const key of Object.keys(value)) {
     if (path.length === 0 && key === "kind") continue;
     const item = (value as Record<string, unknown>)[key];
     path.push(key);
@@ -116,27 +116,27 @@ function substituteString(text: string, stack: PropertyKey[], walk: Walk): unkno
 function wholeValue(reference: VariableReference, path: PropertyKey[], walk: Walk): unknown {
   const given = givenValue(reference, path, walk);
   if (given === undefined) return undefined;
-  walk.wholes.push({ path, written: reference.written, from: given.kind === "value" ? given.value.from : given.from });
-  if (given.kind === "text") {
-    if (!charge(given.text.length, reference, path, walk)) return undefined;
-    const typed = readAsYaml(given.text, path.length);
+  walk.wholes.push({ path, written: reference.written, from: given.from });
+  if (given.text) {
+    const text = given.value as string;
+    if (!charge(text.length, reference, path, walk)) return undefined;
+    const typed = readAsYaml(text, path.length);
     if (typed !== NOT_TYPED) walk.textual.push({ path, typed });
-    return given.text;
+    return text;
   }
-  const { size, depth } = measure(given.value);
+  const { size, depth } = measure(given);
   if (path.length + 1 + depth > MAX_NESTING_DEPTH) {
     walk.problems.push({ path, message: `${reference.written}: ${nestingProblem(` once variable ${reference.name} is substituted`)}` });
     return undefined;
   }
-  return charge(size, reference, path, walk) ? given.value.value : undefined;
+  return charge(size, reference, path, walk) ? given.value : undefined;
 }
 
 /** A reference inside a longer string: its text, or undefined (a problem recorded) when it has none. */
 function textOf(reference: VariableReference, path: PropertyKey[], walk: Walk): string | undefined {
   const given = givenValue(reference, path, walk);
   if (given === undefined) return undefined;
-  if (given.kind === "text") return charge(given.text.length, reference, path, walk) ? given.text : undefined;
-  const value = given.value.value;
+  const value = given.value;
   if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
     const text = String(value);
     return charge(text.length, reference, path, walk) ? text : undefined;
@@ -144,21 +144,18 @@ function textOf(reference: VariableReference, path: PropertyKey[], walk: Walk): 
   const what = value === null ? "null" : Array.isArray(value) ? "a list" : "a mapping";
   walk.problems.push({
     path,
-    message: `${reference.written}: variable ${reference.name} is ${what} (from ${given.value.from}), which cannot be part of a text: `
+    message: `${reference.written}: variable ${reference.name} is ${what} (from ${given.from}), which cannot be part of a text: `
       + `expected a string, number or boolean, or the reference as the field's whole value`,
   });
   return undefined;
 }
 
-/** What a reference stands for: a given value, text (given as text, or the default), or undefined with a problem recorded. */
-function givenValue(reference: VariableReference, path: PropertyKey[], walk: Walk):
-  { readonly kind: "text"; readonly text: string; readonly from: string } | { readonly kind: "value"; readonly value: VariableValue } | undefined {
+/** What a reference stands for: the given value, its default (as text), or undefined with a problem recorded. */
+function givenValue(reference: VariableReference, path: PropertyKey[], walk: Walk): VariableValue | undefined {
   const given = walk.variables.values.get(reference.name);
   const empty = given === undefined || given.value === "" || given.value === null;
-  if (given !== undefined && !(empty && (reference.fallback !== undefined || reference.required !== undefined))) {
-    return given.text ? { kind: "text", text: given.value as string, from: given.from } : { kind: "value", value: given };
-  }
-  if (reference.fallback !== undefined) return { kind: "text", text: reference.fallback, from: "its default" };
+  if (given !== undefined && !(empty && (reference.fallback !== undefined || reference.required !== undefined))) return given;
+  if (reference.fallback !== undefined) return { name: reference.name, value: reference.fallback, text: true, from: "its default" };
   const name = reference.name;
   const where = `give it with --var ${name}=VALUE, in a --var-file, or as the environment variable ${VARIABLE_ENV_PREFIX}${name}`;
   walk.problems.push({

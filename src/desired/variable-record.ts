@@ -34,7 +34,8 @@ export function unusedVariableWarnings(variables: Variables, used: ReadonlySet<s
   return [...variables.flagged.values()]
     .filter((variable) => !used.has(variable.name))
     .map((variable) => {
-      const where = variable.location ? `${variable.location.file}:${variable.location.line}:${variable.location.column}: ` : "";
+      const location = variable.locate?.();
+      const where = location ? `${location.file}:${location.line}:${location.column}: ` : "";
       return `${where}variable ${variable.name} (from ${variable.from}) is used by no document: a typo? `
         + (known ? `the documents use ${known}${used.size > 8 ? ", …" : ""}` : "the documents use no variable");
     });

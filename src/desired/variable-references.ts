@@ -27,7 +27,8 @@ export type ParsedTemplate =
   | { readonly parts: ReadonlyArray<string | VariableReference>; readonly malformed?: undefined }
   | { readonly parts?: undefined; readonly malformed: ReadonlyArray<string> };
 
-const REFERENCE_BODY = /^([A-Za-z_][A-Za-z0-9_]*)(?:(:-|:\?)([^}]*))?\}/;
+/** What follows `${var.` in a reference, read where it stands (sticky: no slice of the text). */
+const REFERENCE_BODY = /([A-Za-z_][A-Za-z0-9_]*)(?:(:-|:\?)([^}]*))?\}/y;
 const EXPECTED = "expected ${var.NAME}, ${var.NAME:-default} or ${var.NAME:?message}, NAME a letter or _ then letters, digits or _ "
   + "(write $${var. for the text ${var. itself)";
 
@@ -51,8 +52,9 @@ export function parseTemplate(text: string): ParsedTemplate | undefined {
       continue;
     }
     literal += text.slice(from, at);
-    const body = REFERENCE_BODY.exec(text.slice(at + REFERENCE_OPENING.length));
-    const written = body ? text.slice(at, at + REFERENCE_OPENING.length + body[0].length) : excerpt(text, at);
+    REFERENCE_BODY.lastIndex = at + REFERENCE_OPENING.length;
+    const body = REFERENCE_BODY.exec(text);
+    const written = body ? text.slice(at, REFERENCE_BODY.lastIndex) : excerpt(text, at);
     if (!body || body[3]?.includes("${")) {
       malformed.push(body
         ? `${JSON.stringify(written)} is not a valid variable reference: a default or message is literal text and may not hold \${ (no nesting)`
@@ -84,10 +86,20 @@ function excerpt(text: string, at: number): string {
   return end === -1 ? rest : rest.slice(0, rest[end] === "}" ? end + 1 : end);
 }
 
+/** Whether the character code is one of a name's: a letter, a digit or `_`. */
+function isNameCode(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95;
+}
+
 /** The names `text` refers to (escapes left out): what a file's documents use, found without parsing them. */
 export function referencedNames(text: string, into: Set<string>): void {
-  if (!text.includes(REFERENCE_OPENING)) return;
-  for (const match of text.matchAll(/(?<!\$)\$\{var\.([A-Za-z_][A-Za-z0-9_]*)/g)) into.add(match[1]!);
+  for (let at = text.indexOf(REFERENCE_OPENING); at !== -1; at = text.indexOf(REFERENCE_OPENING, at + 1)) {
+    if (at > 0 && text.charCodeAt(at - 1) === 36) continue; // `$${var.`: an escape
+    const start = at + REFERENCE_OPENING.length;
+    let end = start;
+    while (end < text.length && isNameCode(text.charCodeAt(end))) end += 1;
+    if (end > start) into.add(text.slice(start, end));
+  }
 }
 
 /** `text` written so that it reads back as itself: every `${var.` escaped as `$${var.` (what `converge render` writes). */
@@ -104,4 +116,28 @@ export function escapeDocumentReferences(document: unknown): unknown {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, top && key === "kind" ? item : escape(item, false)]));
   };
   return escape(document, true);
+}
+
+/**
+ * Where a text may hold a reference: the offsets of every `${var.` and every `\` (a YAML or JSON
+ * escape can spell `${var.` otherwise), in order. A part of the text with neither holds no value
+ * with a reference, so its documents need no walk.
+ */
+export function referenceMarks(text: string): (start: number, end: number) => boolean {
+  const marks: number[] = [];
+  for (const needle of [REFERENCE_OPENING, "\\"]) {
+    for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) marks.push(at);
+  }
+  if (marks.length === 0) return () => false;
+  marks.sort((a, b) => a - b);
+  return (start, end) => {
+    let low = 0;
+    let high = marks.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (marks[middle]! < start) low = middle + 1;
+      else high = middle;
+    }
+    return low < marks.length && marks[low]! < end;
+  };
 }

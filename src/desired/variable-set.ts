@@ -38,8 +38,8 @@ export interface VariableValue {
   readonly text: boolean;
   /** Where it was given, for people: a variable file as named, `--var`, or `CONVERGE_VAR_NAME`. */
   readonly from: string;
-  /** In a variable file: where the name is written. */
-  readonly location?: SourceLocation | undefined;
+  /** In a variable file: where the name is written (found when asked). */
+  readonly locate?: (() => SourceLocation) | undefined;
 }
 
 /** The variables of one run: each name's value (the winner among those given), and the variable files read, in order. */
@@ -73,8 +73,9 @@ export async function resolveVariables(inputs: VariableInputs, cwd: string, prob
     }
     const name = relative(cwd, resolve(cwd, given.file)) || given.file;
     files.push(name);
-    for (const variable of await readVariableFile(resolve(cwd, given.file), name, problems)) {
-      const value: VariableValue = { name: variable.name, value: variable.value, text: false, from: name, location: variable.location };
+    const file = await readVariableFile(resolve(cwd, given.file), name, problems);
+    for (const variable of file.variables) {
+      const value: VariableValue = { name: variable.name, value: variable.value, text: false, from: name, locate: () => file.locate(variable.name) };
       values.set(variable.name, value);
       flagged.set(variable.name, value);
     }
