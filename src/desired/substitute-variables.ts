@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import type * as JsYaml from "js-yaml";
 import { MAX_NESTING_DEPTH, excessiveNestingOffset, nestingProblem } from "../input-limits/nesting.js";
 import { MAX_FILE_BYTES } from "./desired-file.js";
-import { parseTemplate, type VariableReference } from "./variable-references.js";
+import { REFERENCE_OPENING, parseTemplate, type VariableReference } from "./variable-references.js";
 import { VARIABLE_ENV_PREFIX, type Variables, type VariableValue } from "./variable-set.js";
 
 /**
@@ -39,7 +39,10 @@ export interface WholeValue {
   readonly from: string;
 }
 
-/** A document after substitution: its value (the same object when it holds no reference), the problems, the fields variables gave whole. */
+/**
+ * A document after substitution: its value (the same object when it holds no reference), the
+ * problems, the text values a field may read typed, and (when asked) the fields variables gave whole.
+ */
 export interface Substitution {
   readonly value: unknown;
   readonly problems: ReadonlyArray<SubstitutionProblem>;
@@ -52,14 +55,18 @@ interface Walk {
   readonly budget: SubstitutionBudget;
   readonly problems: SubstitutionProblem[];
   readonly textual: TextualValue[];
-  readonly wholes: WholeValue[];
+  /** Collected only when asked: the walk of a valid document keeps no path. */
+  readonly wholes: WholeValue[] | undefined;
 }
 
-/** Substitutes every reference of `document`, charging `budget` with what it adds. */
-export function substituteVariables(document: unknown, variables: Variables, budget: SubstitutionBudget): Substitution {
-  const walk: Walk = { variables, budget, problems: [], textual: [], wholes: [] };
+/**
+ * Substitutes every reference of `document`, charging `budget` with what it adds. `wholes` collects
+ * the fields a variable gave whole (for messages: a second walk of a document that failed its check).
+ */
+export function substituteVariables(document: unknown, variables: Variables, budget: SubstitutionBudget, options: { readonly wholes?: boolean } = {}): Substitution {
+  const walk: Walk = { variables, budget, problems: [], textual: [], wholes: options.wholes ? [] : undefined };
   const value = substituteIn(document, [], walk);
-  return { value, problems: walk.problems, textual: walk.textual, wholes: walk.wholes };
+  return { value, problems: walk.problems, textual: walk.textual, wholes: walk.wholes ?? [] };
 }
 
 /** `path` is the walk's one stack of keys (copied where a problem or a typed text keeps it). */
@@ -89,7 +96,19 @@ function substituteIn(value: unknown, path: PropertyKey[], walk: Walk): unknown 
   return copy ?? value;
 }
 
+/** A whole value `${var.NAME}`, without default or message: the common case, read without parsing a template. */
+const WHOLE_REFERENCE = /^\$\{var\.([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
 function substituteString(text: string, stack: PropertyKey[], walk: Walk): unknown {
+  if (!text.includes(REFERENCE_OPENING)) return text;
+  const whole = walk.wholes ? null : WHOLE_REFERENCE.exec(text);
+  const given = whole ? walk.variables.values.get(whole[1]!) : undefined;
+  // a typed value from a variable file that fits: taken as it is, nothing allocated
+  if (given !== undefined && !given.text) {
+    const { size, depth } = measure(given);
+    if (stack.length + 1 + depth <= MAX_NESTING_DEPTH && (walk.budget.remaining -= size) >= 0) return given.value;
+    walk.budget.remaining += size;
+  }
   const template = parseTemplate(text);
   if (template === undefined) return text;
   const path = [...stack];
@@ -116,7 +135,7 @@ function substituteString(text: string, stack: PropertyKey[], walk: Walk): unkno
 function wholeValue(reference: VariableReference, path: PropertyKey[], walk: Walk): unknown {
   const given = givenValue(reference, path, walk);
   if (given === undefined) return undefined;
-  walk.wholes.push({ path, written: reference.written, from: given.from });
+  walk.wholes?.push({ path, written: reference.written, from: given.from });
   if (given.text) {
     const text = given.value as string;
     if (!charge(text.length, reference, path, walk)) return undefined;

@@ -2,7 +2,7 @@ import { formatFieldPath } from "../contract/field-issues.js";
 import type { DesiredStateProblem } from "./desired-state-error.js";
 import type { LoadedDocument } from "./loaded-document.js";
 import type { RawDocument } from "./raw-document.js";
-import { substituteVariables, type Substitution, type SubstitutionBudget, type TextualValue, type WholeValue } from "./substitute-variables.js";
+import { SubstitutionBudget, substituteVariables, type Substitution, type TextualValue, type WholeValue } from "./substitute-variables.js";
 import { validateDocument } from "./validate-document.js";
 import type { Variables } from "./variable-set.js";
 
@@ -25,7 +25,10 @@ export function validateWithVariables(raw: RawDocument, variables: Variables, bu
     };
   }
   const result = validateTyped(raw, substitution);
-  return "document" in result ? result : { problems: result.problems.map((problem) => naming(problem, substitution.wholes)) };
+  if ("document" in result) return result;
+  // which variable gave each failing field: a second walk that keeps the paths (only documents that fail pay for it)
+  const { wholes } = substituteVariables(raw.value, variables, new SubstitutionBudget(), { wholes: true });
+  return { problems: result.problems.map((problem) => naming(problem, wholes)) };
 }
 
 /** Validates the substituted document, then again with the text values that failed read typed, keeping that when it fixes them. */
