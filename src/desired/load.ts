@@ -17,7 +17,7 @@ import { SubstitutionBudget } from "./substitute-variables.js";
 import { validateDocument } from "./validate-document.js";
 import { validateWithVariables } from "./variable-document.js";
 import { recordVariables, unusedVariableWarnings, type VariablesRecord } from "./variable-record.js";
-import { referenceMarks, referencedNames } from "./variable-references.js";
+import { scanReferences } from "./variable-references.js";
 import { resolveVariables, type VariableInputs, type Variables } from "./variable-set.js";
 
 export type { LoadedDocument } from "./loaded-document.js";
@@ -140,9 +140,8 @@ async function loadFile(file: string, name: string, variables: Variables | undef
   reading.texts.push(text);
   let validate: Validate = validateDocument;
   if (variables) {
-    referencedNames(text, reading.used);
+    const mayHold = scanReferences(text, reading.used);
     const budget = new SubstitutionBudget();
-    const mayHold = referenceMarks(text);
     validate = (raw) => (mayHold(raw.region.start, raw.region.end) ? validateWithVariables(raw, variables, budget) : validateDocument(raw));
   }
   if (!options.select) {

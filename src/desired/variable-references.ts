@@ -91,17 +91,6 @@ function isNameCode(code: number): boolean {
   return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95;
 }
 
-/** The names `text` refers to (escapes left out): what a file's documents use, found without parsing them. */
-export function referencedNames(text: string, into: Set<string>): void {
-  for (let at = text.indexOf(REFERENCE_OPENING); at !== -1; at = text.indexOf(REFERENCE_OPENING, at + 1)) {
-    if (at > 0 && text.charCodeAt(at - 1) === 36) continue; // `$${var.`: an escape
-    const start = at + REFERENCE_OPENING.length;
-    let end = start;
-    while (end < text.length && isNameCode(text.charCodeAt(end))) end += 1;
-    if (end > start) into.add(text.slice(start, end));
-  }
-}
-
 /** `text` written so that it reads back as itself: every `${var.` escaped as `$${var.` (what `converge render` writes). */
 export function escapeReferences(text: string): string {
   return text.includes(REFERENCE_OPENING) ? text.replaceAll(REFERENCE_OPENING, () => `$${REFERENCE_OPENING}`) : text;
@@ -119,17 +108,26 @@ export function escapeDocumentReferences(document: unknown): unknown {
 }
 
 /**
- * Where a text may hold a reference: the offsets of every `${var.` and every `\` (a YAML or JSON
- * escape can spell `${var.` otherwise), in order. A part of the text with neither holds no value
- * with a reference, so its documents need no walk.
+ * Scans a file's text once: adds to `used` the names its references refer to (escapes left out:
+ * what its documents use, found without parsing them, so that every drift shard finds the same),
+ * and answers where the text may hold a reference: a part `[start, end)` with neither `${var.` nor
+ * `\` (a YAML or JSON escape can spell `${var.` otherwise) holds no value with a reference, so its
+ * documents need no walk.
  */
-export function referenceMarks(text: string): (start: number, end: number) => boolean {
+export function scanReferences(text: string, used: Set<string>): (start: number, end: number) => boolean {
   const marks: number[] = [];
-  for (const needle of [REFERENCE_OPENING, "\\"]) {
-    for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) marks.push(at);
+  for (let at = text.indexOf(REFERENCE_OPENING); at !== -1; at = text.indexOf(REFERENCE_OPENING, at + 1)) {
+    marks.push(at);
+    if (at > 0 && text.charCodeAt(at - 1) === 36) continue; // `$${var.`: an escape
+    const start = at + REFERENCE_OPENING.length;
+    let end = start;
+    while (end < text.length && isNameCode(text.charCodeAt(end))) end += 1;
+    if (end > start) used.add(text.slice(start, end));
   }
+  const escapes = marks.length;
+  for (let at = text.indexOf("\\"); at !== -1; at = text.indexOf("\\", at + 1)) marks.push(at);
   if (marks.length === 0) return () => false;
-  marks.sort((a, b) => a - b);
+  if (marks.length > escapes) marks.sort((a, b) => a - b);
   return (start, end) => {
     let low = 0;
     let high = marks.length;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MAX_NESTING_DEPTH } from "../../src/input-limits/nesting.js";
 import { SubstitutionBudget, substituteVariables } from "../../src/desired/substitute-variables.js";
-import { escapeDocumentReferences, parseTemplate, referencedNames } from "../../src/desired/variable-references.js";
+import { escapeDocumentReferences, parseTemplate, scanReferences } from "../../src/desired/variable-references.js";
 import type { Variables, VariableValue } from "../../src/desired/variable-set.js";
 
 /**
@@ -45,10 +45,13 @@ describe("parseTemplate", () => {
     expect(parsed?.malformed?.join("\n")).toContain(malformed);
   });
 
-  it("finds the names a text refers to, escapes left out, and escapes what it writes back", () => {
+  it("finds the names a text refers to, escapes left out, where it may hold references, and escapes what it writes back", () => {
     const used = new Set<string>();
-    referencedNames("a: ${var.one}\nb: $${var.two} ${var.three:-x} ${request.path}\n", used);
+    const text = "a: ${var.one}\n---\nb: $${var.two} ${var.three:-x} ${request.path}\n---\nc: plain\n---\nd: \"\\x24{var.four}\"\n";
+    const mayHold = scanReferences(text, used);
     expect([...used].sort()).toEqual(["one", "three"]);
+    const regions = text.split("---\n").reduce<Array<[number, number]>>((all, part) => [...all, [all.at(-1)?.[1] ?? 0, (all.at(-1)?.[1] ?? 0) + part.length + 4]], []);
+    expect(regions.map(([start, end]) => mayHold(start, end))).toEqual([true, true, false, true]);
     expect(escapeDocumentReferences({ kind: "Route", spec: { a: "${var.x} and $${var.y}", b: ["${var.z}"], c: 1 } }))
       .toEqual({ kind: "Route", spec: { a: "$${var.x} and $$${var.y}", b: ["$${var.z}"], c: 1 } });
   });
