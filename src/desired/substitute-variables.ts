@@ -71,36 +71,43 @@ export function substituteVariables(document: unknown, variables: Variables, bud
 
 /** `path` is the walk's one stack of keys (copied where a problem or a typed text keeps it). */
 function substituteIn(value: unknown, path: PropertyKey[], walk: Walk): unknown {
-  if (typeof value === "string") return substituteString(value, path, walk);
+  if (typeof value === "string") return value.includes(REFERENCE_OPENING) ? substituteString(value, path, walk) : value;
   if (value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) {
-    let copy: unknown[] | undefined;
-    for (let index = 0; index < value.length; index += 1) {
-      const item: unknown = value[index];
-      path.push(index);
-      const substituted = substituteIn(item, path, walk);
-      path.pop();
-      if (substituted !== item) (copy ??= [...value])[index] = substituted;
-    }
-    return copy ?? value;
+  return Array.isArray(value) ? substituteItems(value, path, walk) : substituteFields(value as Record<string, unknown>, path, walk);
+}
+
+function substituteItems(list: unknown[], path: PropertyKey[], walk: Walk): unknown[] {
+  let copy: unknown[] | undefined;
+  for (let index = 0; index < list.length; index += 1) {
+    const item: unknown = list[index];
+    if (typeof item === "string" && !item.includes(REFERENCE_OPENING)) continue;
+    path.push(index);
+    const substituted = substituteIn(item, path, walk);
+    path.pop();
+    if (substituted !== item) (copy ??= [...list])[index] = substituted;
   }
+  return copy ?? list;
+}
+
+function substituteFields(fields: Record<string, unknown>, path: PropertyKey[], walk: Walk): Record<string, unknown> {
   let copy: Record<string, unknown> | undefined;
-  for (const key of Object.keys(value)) {
-    if (path.length === 0 && key === "kind") continue;
-    const item = (value as Record<string, unknown>)[key];
+  const top = path.length === 0;
+  for (const key in fields) {
+    const item = fields[key];
+    if ((typeof item === "string" && !item.includes(REFERENCE_OPENING)) || (top && key === "kind")) continue;
     path.push(key);
     const substituted = substituteIn(item, path, walk);
     path.pop();
-    if (substituted !== item) (copy ??= { ...value })[key] = substituted;
+    if (substituted !== item) (copy ??= { ...fields })[key] = substituted;
   }
-  return copy ?? value;
+  return copy ?? fields;
 }
 
 /** A whole value `${var.NAME}`, without default or message: the common case, read without parsing a template. */
 const WHOLE_REFERENCE = /^\$\{var\.([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
+/** A string that holds `${var.` (the caller checked). */
 function substituteString(text: string, stack: PropertyKey[], walk: Walk): unknown {
-  if (!text.includes(REFERENCE_OPENING)) return text;
   const whole = walk.wholes ? null : WHOLE_REFERENCE.exec(text);
   const given = whole ? walk.variables.values.get(whole[1]!) : undefined;
   // a typed value from a variable file that fits: taken as it is, nothing allocated
