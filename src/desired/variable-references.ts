@@ -8,6 +8,9 @@
 /** A variable's name: a letter or `_`, then letters, digits and `_` (what a shell allows in CONVERGE_VAR_NAME). */
 export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** The prefix of the environment variables that give variables: `CONVERGE_VAR_api_id` gives `api_id`. */
+export const VARIABLE_ENV_PREFIX = "CONVERGE_VAR_";
+
 /** What opens a reference (and, after a `$`, its escape). */
 export const REFERENCE_OPENING = "${var.";
 

@@ -1,7 +1,7 @@
 import { relative, resolve } from "node:path";
 import type { DesiredStateProblem, SourceLocation } from "./desired-state-error.js";
 import { readVariableFile } from "./variable-file.js";
-import { VARIABLE_NAME } from "./variable-references.js";
+import { VARIABLE_ENV_PREFIX, VARIABLE_NAME } from "./variable-references.js";
 
 /**
  * Where the values of `${var.NAME}` come from (docs/manual/desired-state.md, "Environments and
@@ -11,8 +11,7 @@ import { VARIABLE_NAME } from "./variable-references.js";
  * `CONVERGE_TOKEN` and other secrets cannot be written into a document.
  */
 
-/** The prefix of the environment variables that give variables: `CONVERGE_VAR_api_id` gives `api_id`. */
-export const VARIABLE_ENV_PREFIX = "CONVERGE_VAR_";
+export { VARIABLE_ENV_PREFIX } from "./variable-references.js";
 
 /** A value given on the command line (`--var NAME=VALUE`), or a variable file to read (`--var-file FILE`). */
 export type GivenVariables =

@@ -91,6 +91,11 @@ describe.concurrent("variables refused before any request", { timeout: E2E_TIMEO
     const rendered = await runCli(["render", "-f", "routes.yaml"], { cwd: dir, env: { CONVERGE_TOKEN: token } });
     expectExit(rendered, 1);
     expect(`${rendered.stdout}${rendered.stderr}`).not.toContain(token);
+    // nor is a token ever taken from a variable documents may write out
+    await writeFiles(dir, { "plain.yaml": ROUTE("GET /orders") });
+    const tokenVariable = await planAgainst(["-f", "plain.yaml", "--token-env", "CONVERGE_VAR_token"], dir, { env: { CONVERGE_VAR_token: token } });
+    expect(expectRefused(tokenVariable)).toContain("--token-env CONVERGE_VAR_token is not valid: CONVERGE_VAR_* variables give values to ${var.NAME} in documents");
+    expect(`${tokenVariable.result.stdout}${tokenVariable.result.stderr}`).not.toContain(token);
   });
 
   it("refuses standard input named twice, -f - beside --state -, and variables where no -f document takes them", async () => {
