@@ -251,7 +251,7 @@ export function mergeDriftReports(inputs: ReadonlyArray<{ readonly report: Drift
   const first = inputs[0]!;
   for (const { report, file } of inputs) {
     if (report.desiredFingerprint !== first.report.desiredFingerprint) {
-      throw new DriftReportError(`${file} was made from other desired state, variables or ignore rules than ${first.file} `
+      throw new DriftReportError(`${file} was made from other desired state or ignore rules than ${first.file} `
         + `(desiredFingerprint ${report.desiredFingerprint.slice(0, 12)}… vs ${first.report.desiredFingerprint.slice(0, 12)}…`
         + `${variablesDiffer(report.variables, first.report.variables) ? `; variables: ${describeRecord(report.variables)} vs ${describeRecord(first.report.variables)}` : ""}): `
         + `run every shard on the same files, with the same variables and ignore files`);
