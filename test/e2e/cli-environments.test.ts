@@ -172,6 +172,24 @@ ${withVariables ? "  authorizationScopes: ${var.scopes}\n" : ""}`;
     expectExit(again, 0);
   });
 
+  it("never interpolates a cdktf synth's output, also beside -f documents that take variables", async () => {
+    const service = await services.start();
+    const dir = await dirs.make("synth");
+    const synthDocument = { kind: "Integration", name: "from-synth", api: ORDERS_API, spec: { integrationType: "HTTP_PROXY", integrationUri: "https://synth.example/${var.path}", integrationMethod: "ANY", payloadFormatVersion: "1.0" } };
+    await writeFiles(dir, { "converge.desired.json": JSON.stringify([synthDocument]), "typed.yaml": documents(true), "values.yaml": 'scopes: [typed.read]\nnested: "x"\n' });
+    const alone = await converge(service, ["plan", "--from-synth", ".", "--output", "json"], dir);
+    expectExit(alone, 2);
+    expect(JSON.stringify(parsePlanJson(alone))).toContain("https://synth.example/${var.path}");
+    const beside = await converge(service, ["drift", "-f", "typed.yaml", "--var-file", "values.yaml", "--var", "timeout=15000", "--from-synth", ".", "--output", "json"], dir);
+    expectExit(beside, 2);
+    const report = JSON.parse(beside.stdout) as { resources: Array<{ outcome: string; fields: Array<{ path: string; desired: unknown }> }> };
+    expect(report.resources.filter((resource) => resource.outcome === "missing").flatMap((resource) => resource.fields.map((field) => field.desired)))
+      .toEqual(expect.arrayContaining(["https://synth.example/${var.path}", 15000]));
+    const refused = await converge(service, ["plan", "--from-synth", ".", "--var", "path=x"], dir);
+    expectExit(refused, 1);
+    expect(refused.stderr).toContain("a cdktf synth's output, --from-synth, is a program's result and is never interpolated");
+  });
+
   it("sends the services' own ${…} as written when no variable is given", async () => {
     const service = await services.start();
     const dir = await dirs.make("untyped");
