@@ -51,6 +51,8 @@ export function desiredLoadOptions(flags: DesiredFlags, env: NodeJS.ProcessEnv =
   if (flags.file.includes(STDIN_PATH) && flags.state?.includes(STDIN_PATH)) {
     throw new CliError("-f - and --state - both read standard input, which can be read once: give one of them a file");
   }
+  // a renderer pipes its output in; on a terminal, say why nothing happens yet
+  if (flags.file.includes(STDIN_PATH) && process.stdin.isTTY) process.stderr.write("converge: reading documents from standard input (end with Ctrl-D)\n");
   if (flags.file.length === 0) {
     if (hasVariableFlags(flags)) {
       throw new CliError("--var and --var-file give values to ${var.NAME} in -f documents: pass -f PATH "
