@@ -1,6 +1,7 @@
 import { Credentials, createClients, invalidRequestTimeout, requestTimeoutMs, timeoutsOfDeadline, type Clients } from "../clients/index.js";
 import type { OutputFormat } from "../reconcile/render-plan.js";
 import { CliError } from "./cli-error.js";
+import { VARIABLE_ENV_PREFIX } from "../desired/variable-references.js";
 
 export interface ConnectionFlags {
   /** Client-side limit per operation, `RPS` or `RPS:BURST`. */
@@ -76,6 +77,11 @@ function resolveCredentials(flags: ConnectionFlags, env: NodeJS.ProcessEnv): Cre
   if (flags.tokenFile !== undefined) throw new CliError("pass either --token-file FILE or --token-env NAME, not both");
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(flags.tokenEnv)) {
     throw new CliError(`--token-env ${JSON.stringify(flags.tokenEnv)} is not valid: expected the name of an environment variable, e.g. CONVERGE_TOKEN`);
+  }
+  if (flags.tokenEnv.startsWith(VARIABLE_ENV_PREFIX)) {
+    // a CONVERGE_VAR_* variable is a value documents may write out (docs/manual/desired-state.md, "Environments and variables")
+    throw new CliError(`--token-env ${flags.tokenEnv} is not valid: ${VARIABLE_ENV_PREFIX}* variables give values to \${var.NAME} in documents, `
+      + "where a token must never be; keep it in CONVERGE_TOKEN, a --token-file or another variable");
   }
   const token = env[flags.tokenEnv];
   if (token === undefined || token.trim() === "") throw new CliError(`no token: the environment variable ${flags.tokenEnv} (--token-env) is not set or empty`);

@@ -1,9 +1,10 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { loadDesiredState, type DesiredState, type LoadedDocument, type LoadOptions } from "../desired/load.js";
+import { loadDesiredState, STDIN_PATH, type DesiredState, type LoadedDocument, type LoadOptions } from "../desired/load.js";
 import { modelOf } from "../desired/kinds/registry.js";
 import { SYNTH_DESIRED_FILE } from "../desired/synth-file.js";
 import { CliError } from "./cli-error.js";
+import { hasVariableFlags, variableInputs, type VariableFlags } from "./variable-flags.js";
 
 /**
  * The desired-state files of a cdktf synth output: `DIR/converge.desired.json` (a stack directory)
@@ -31,6 +32,35 @@ export function synthDesiredFiles(directory: string): string[] {
 export function desiredPaths(flags: { readonly file: ReadonlyArray<string>; readonly fromSynth?: string | undefined }): string[] {
   if (flags.fromSynth !== undefined && flags.file.length > 0) throw new CliError("pass either -f PATH or --from-synth DIR, not both");
   return flags.fromSynth !== undefined ? synthDesiredFiles(flags.fromSynth) : [...flags.file];
+}
+
+/** The flags of a command that reads desired-state documents: -f paths (`-` for standard input), a synth output, variables. */
+export interface DesiredFlags extends VariableFlags {
+  readonly file: ReadonlyArray<string>;
+  readonly fromSynth?: string | undefined;
+  /** terraform states: `-` reads standard input too, which can be read once. */
+  readonly state?: ReadonlyArray<string> | undefined;
+}
+
+/**
+ * How a command's documents are read: `${var.…}` substituted in the -f documents (with --var,
+ * --var-file and CONVERGE_VAR_*), never in a cdktf synth's output. Refuses variable flags with no -f
+ * document to give them to, and standard input named twice (`-f -` with `--state -`).
+ */
+export function desiredLoadOptions(flags: DesiredFlags, env: NodeJS.ProcessEnv = process.env): LoadOptions {
+  if (flags.file.includes(STDIN_PATH) && flags.state?.includes(STDIN_PATH)) {
+    throw new CliError("-f - and --state - both read standard input, which can be read once: give one of them a file");
+  }
+  // a renderer pipes its output in; on a terminal, say why nothing happens yet
+  if (flags.file.includes(STDIN_PATH) && process.stdin.isTTY) process.stderr.write("converge: reading documents from standard input (end with Ctrl-D)\n");
+  if (flags.file.length === 0) {
+    if (hasVariableFlags(flags)) {
+      throw new CliError("--var and --var-file give values to ${var.NAME} in -f documents: pass -f PATH "
+        + "(a cdktf synth's output, --from-synth, is a program's result and is never interpolated)");
+    }
+    return {};
+  }
+  return { variables: variableInputs(flags, env), verbatimPaths: flags.fromSynth !== undefined ? synthDesiredFiles(flags.fromSynth) : [] };
 }
 
 /**

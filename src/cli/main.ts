@@ -8,7 +8,9 @@ import type { DriftFlags, DriftMergeFlags } from "./commands/drift-command.js";
 import type { DriftIgnoreFlags } from "./commands/drift-ignore-command.js";
 import type { ExportFlags } from "./commands/export-command.js";
 import type { PlanFlags } from "./commands/plan-command.js";
-import { withConnectionOptions, withOutputOptions } from "./options.js";
+import type { RenderFlags } from "./commands/render-command.js";
+import { withConnectionOptions, withOutputOptions, withVariableOptions } from "./options.js";
+import type { VariableFlags } from "./variable-flags.js";
 import { packageVersion } from "./release/package-version.js";
 import { refuseWithoutCheckout } from "./release/single-executable.js";
 
@@ -46,20 +48,30 @@ program
     process.exitCode = await serveCommand(options);
   });
 
-program
+withVariableOptions(program
   .command("validate")
   .description("check desired-state files offline: schema, per-protocol rules where declared, cross-document references")
-  .option("-f, --file <path>", "desired-state file or directory (repeatable)", repeatable, [])
-  .addOption(new Option("--output <format>", "result format (json: every problem, on stdout)").choices(["text", "json"]).default("text"))
-  .action(async (options: { file: string[]; output: "text" | "json" }) => {
+  .option("-f, --file <path>", "desired-state file or directory, or - for standard input (repeatable)", repeatable, [])
+  .addOption(new Option("--output <format>", "result format (json: every problem, on stdout)").choices(["text", "json"]).default("text")))
+  .action(async (options: VariableFlags & { file: string[]; output: "text" | "json" }) => {
     const { validateCommand } = await import("./commands/validate-command.js");
     process.exitCode = await validateCommand(options);
   });
 
-withOutputOptions(withConnectionOptions(program
+withVariableOptions(program
+  .command("render")
+  .description("print the documents as plan, apply and drift see them: variables substituted, checked, defaults filled in (like docker compose config)")
+  .option("-f, --file <path>", "desired-state file or directory, or - for standard input (repeatable)", repeatable, [])
+  .addOption(new Option("--output <format>", "yaml: one YAML stream; json: an array of documents").choices(["yaml", "json"]).default("yaml")))
+  .action(async (options: RenderFlags) => {
+    const { renderCommand } = await import("./commands/render-command.js");
+    process.exitCode = await renderCommand(options);
+  });
+
+withVariableOptions(withOutputOptions(withConnectionOptions(program
   .command("plan")
   .description("show what apply would change; exit 0 in sync, 2 changes, 1 error")
-  .option("-f, --file <path>", "desired-state file or directory (repeatable)", repeatable, [])
+  .option("-f, --file <path>", "desired-state file or directory, or - for standard input (repeatable)", repeatable, [])
   .option("--from-synth <dir>", "read the desired state a cdktf synth wrote (cdktf.out, or one stack's directory)")
   .option("--out <file>", "write the plan as JSON, to apply later with converge apply FILE")
   .option("--prune", "prune every API an Api document declares, as if each said prune: true", false)
@@ -70,17 +82,17 @@ withOutputOptions(withConnectionOptions(program
   )
   .option("--target <kind/name>", "plan only this resource (repeatable), e.g. Route/GET /orders", repeatable, [])
   .option("--state <path>", "a terraform state whose converge resources (and cdktf inventories) pruning leaves alone: a file, a directory, a glob, or - (repeatable)", repeatable, [])
-  .option("--parallelism <n>", "reads in flight at once", integerIn(1, 256, "a number"), 16)))
+  .option("--parallelism <n>", "reads in flight at once", integerIn(1, 256, "a number"), 16))))
   .action(async (options: PlanFlags) => {
     const { planCommand } = await import("./commands/plan-command.js");
     process.exitCode = await planCommand(options);
   });
 
-withOutputOptions(withConnectionOptions(program
+withVariableOptions(withOutputOptions(withConnectionOptions(program
   .command("apply")
   .description("make live state match: from -f files, or a plan file written by plan --out")
   .argument("[plan]", "a plan file written by converge plan --out")
-  .option("-f, --file <path>", "desired-state file or directory (repeatable)", repeatable, [])
+  .option("-f, --file <path>", "desired-state file or directory, or - for standard input (repeatable)", repeatable, [])
   .option("--auto-approve", "apply without asking (required when not on a terminal)", false)
   .option("--prune", "prune every API an Api document declares, as if each said prune: true", false)
   .option(
@@ -99,7 +111,7 @@ withOutputOptions(withConnectionOptions(program
     "with --from-synth: the stack's previous inventory, in PREFIX_0, PREFIX_1, …; what it lists and the desired state no longer declares is deleted",
   )
   .option("--lock <file>", "hold this advisory lock for the whole apply: runs sharing the file take turns (FILE records the holder; FILE.lock is the lock)")
-  .option("--lock-timeout <seconds>", "how long to wait for --lock before giving up", integerIn(0, 86_400, "seconds"), 300)))
+  .option("--lock-timeout <seconds>", "how long to wait for --lock before giving up", integerIn(0, 86_400, "seconds"), 300))))
   .action(async (planFile: string | undefined, options: ApplyFlags) => {
     const { applyCommand } = await import("./commands/apply-command.js");
     process.exitCode = await applyCommand(planFile, options);
@@ -121,10 +133,10 @@ withOutputOptions(withConnectionOptions(program
     process.exitCode = await deleteCommand(options);
   });
 
-withOutputOptions(withConnectionOptions(program
+withVariableOptions(withOutputOptions(withConnectionOptions(program
   .command("drift")
   .description("report how live state differs from the desired state, never writing; exit 0 in sync, 2 drift, 3 some resource unknown, 1 error")
-  .option("-f, --file <path>", "desired-state file or directory (repeatable)", repeatable, [])
+  .option("-f, --file <path>", "desired-state file or directory, or - for standard input (repeatable)", repeatable, [])
   .option("--from-synth <dir>", "read the desired state a cdktf synth wrote (cdktf.out, or one stack's directory); combines with -f and --state")
   .option("--state <path>", "a terraform state whose converge resources (and cdktf inventories) are managed: a file, a directory of *.tfstate, a glob, or - for stdin (repeatable)", repeatable, [])
   .addOption(new Option("--unmanaged <scope>", "owned: undeclared routes and integrations of APIs an Api document owns; all: every live resource the token can list, contacts and Regions of the accounts in scope").choices(["owned", "all"]).default("owned"))
@@ -132,7 +144,7 @@ withOutputOptions(withConnectionOptions(program
   .option("--shard <k/n>", "check only shard K of N (1-based, e.g. 1/4), or auto/N with K from JOB_COMPLETION_INDEX (0-based)")
   .option("--report <file>", "also write the report to FILE: .xml JUnit, .json JSON, .md markdown, .html a page (repeatable)", repeatable, [])
   .option("--ignore <file>", "ignore rules (YAML) accepting known findings, after .convergeignore.yaml of the working directory (repeatable)", repeatable, [])
-  .option("--parallelism <n>", "reads in flight at once", integerIn(1, 256, "a number"), 16)))
+  .option("--parallelism <n>", "reads in flight at once", integerIn(1, 256, "a number"), 16))))
   .action(async (options: DriftFlags) => {
     const { driftCommand } = await import("./commands/drift-command.js");
     process.exitCode = await driftCommand(options);

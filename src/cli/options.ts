@@ -1,4 +1,5 @@
 import { Option, type Command } from "commander";
+import { collectVariableFlag } from "./variable-flags.js";
 
 /** Option definitions shared by commands (kept apart from connecting, so that --help loads no client). */
 
@@ -22,4 +23,11 @@ export function withOutputOptions(command: Command): Command {
   return command
     .addOption(new Option("--output <format>", "result format").choices(["text", "json", "markdown"]).default("text"))
     .option("--no-color", "plain text (also NO_COLOR)");
+}
+
+/** Adds --var and --var-file, for the `${var.NAME}` references of -f documents (docs/manual/desired-state.md, "Environments and variables"). */
+export function withVariableOptions(command: Command): Command {
+  return command
+    .option("--var <name=value>", "a value for ${var.NAME} in the -f documents (repeatable; a later --var or --var-file wins; also CONVERGE_VAR_NAME)", collectVariableFlag, [])
+    .option("--var-file <file>", "a YAML mapping of NAME: value for ${var.NAME} in the -f documents (repeatable; a later one wins)", collectVariableFlag, []);
 }

@@ -4,7 +4,8 @@ import type { LoadedState } from "../desired/terraform-state.js";
 import type { ProtocolType } from "../contract/gateway.js";
 import type { DriftInput } from "../reconcile/drift.js";
 import { CliError } from "./cli-error.js";
-import { loadDesiredInput, synthDesiredFiles } from "./desired-input.js";
+import { desiredLoadOptions, loadDesiredInput, synthDesiredFiles } from "./desired-input.js";
+import type { VariableFlags } from "./variable-flags.js";
 
 /** What the `--state` paths hold: every converge resource's document and every inventory identity, with the states read. */
 export interface StateInput {
@@ -38,7 +39,7 @@ function plural(count: number, one: string, many = `${one}s`): string {
 }
 
 /** The sources of `converge drift`: `-f` paths and a synth output together, and terraform states. */
-export interface DriftSourceFlags {
+export interface DriftSourceFlags extends VariableFlags {
   readonly file: ReadonlyArray<string>;
   readonly fromSynth?: string | undefined;
   readonly state: ReadonlyArray<string>;
@@ -46,15 +47,17 @@ export interface DriftSourceFlags {
 
 /**
  * Every source of a drift run, loaded (and refused, naming file and line) before anything is read
- * live. The fingerprint is the desired state's when there is nothing else (as before states
- * existed), else the hash of it, every state's text and `extra` (the ignore files' texts).
+ * live. The fingerprint is the desired state's (its variables' values included) when there is
+ * nothing else (as before states existed), else the hash of it, every state's text and `extra` (the
+ * ignore files' texts). Variables are substituted in the -f documents only.
  */
 export async function loadDriftInput(flags: DriftSourceFlags, options: Pick<LoadOptions, "select"> = {}, extra: ReadonlyArray<string> = []): Promise<DriftInput> {
   const paths = [...flags.file, ...(flags.fromSynth !== undefined ? synthDesiredFiles(flags.fromSynth) : [])];
   if (paths.length === 0 && flags.state.length === 0) {
     throw new CliError("nothing to compare: pass -f FILE_OR_DIRECTORY, --from-synth DIR or --state PATH (terraform state; - for standard input)");
   }
-  const desired = paths.length > 0 ? await loadDesiredInput(paths, [], options) : undefined;
+  const loading = desiredLoadOptions(flags);
+  const desired = paths.length > 0 ? await loadDesiredInput(paths, [], { ...options, ...loading }) : undefined;
   const states = await loadStateInput(flags.state, options);
   const fingerprint = states.states.length === 0 && extra.length === 0 && desired
     ? desired.fingerprint
@@ -67,6 +70,7 @@ export async function loadDriftInput(flags: DriftSourceFlags, options: Pick<Load
     claims: states.claims,
     apiProtocols: states.apiProtocols,
     fingerprint,
+    ...(desired?.variables ? { variables: desired.variables } : {}),
     ...(attributeOfFieldPath ? { attributeOf: (loaded: LoadedDocument, path: string) => attributeOfFieldPath(loaded.document.kind, path) ?? path } : {}),
   };
 }

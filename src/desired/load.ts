@@ -1,21 +1,28 @@
 import { createHash } from "node:crypto";
-import { createReadStream, readFileSync, readdirSync, statSync, type Dirent, type Stats } from "node:fs";
+import { readdirSync, statSync, type Dirent, type Stats } from "node:fs";
 import { extname, join, relative } from "node:path";
-import { formatFieldPath, isPlainObject, renderValue } from "../contract/field-issues.js";
 import { crossCheckDocuments } from "./cross-check.js";
-import { checkDocument } from "./document-value.js";
+import { readBoundedFile, unreadable } from "./desired-file.js";
 import { DesiredStateError, type DesiredStateProblem } from "./desired-state-error.js";
 import { parseJsonText } from "./json-documents.js";
 import { LineIndex } from "./line-index.js";
 import type { LoadedDocument } from "./loaded-document.js";
-import { FileDocument, RawDocument, type TextRegion } from "./raw-document.js";
-import { KINDS, type Document, type Kind } from "./schema.js";
+import { RawDocument, type TextRegion } from "./raw-document.js";
+import type { Document } from "./schema.js";
 import { parseYamlText, splitYamlDocuments, type ParsedDocuments } from "./yaml-documents.js";
 import { modelOf } from "./kinds/registry.js";
 import { readKeyOfValue, scanReadKey } from "./read-key-scan.js";
 import { readKeyText } from "./read-key.js";
+import { SubstitutionBudget } from "./substitute-variables.js";
+import { validateDocument } from "./validate-document.js";
+import { validateWithVariables } from "./variable-document.js";
+import { recordVariables, unusedVariableWarnings, type VariablesRecord } from "./variable-record.js";
+import { scanReferences } from "./variable-references.js";
+import { resolveVariables, type VariableInputs, type Variables } from "./variable-set.js";
 
 export type { LoadedDocument } from "./loaded-document.js";
+export { MAX_FILE_BYTES } from "./desired-file.js";
+export { validateDocument } from "./validate-document.js";
 
 export interface DesiredState {
   readonly documents: ReadonlyArray<LoadedDocument>;
@@ -23,10 +30,15 @@ export interface DesiredState {
   readonly files: number;
   /** Documents a selection (LoadOptions.select) left unparsed. */
   readonly skipped: number;
-  /** sha256 of the text of every file read, in order: equal desired state, equal fingerprints. */
+  /**
+   * sha256 of the text of every file read, in order, and of the values of the variables the
+   * documents use (when they use some): equal desired state, equal fingerprints.
+   */
   readonly fingerprint: string;
-  /** Entries of the directories walked that were skipped, each naming the entry and why. */
+  /** Entries of the directories walked that were skipped, each naming the entry and why; variables no document uses. */
   readonly warnings: ReadonlyArray<string>;
+  /** The variables the documents were read with (LoadOptions.variables), when a variable file was given or a variable used. */
+  readonly variables?: VariablesRecord | undefined;
 }
 
 export interface LoadOptions {
@@ -42,70 +54,111 @@ export interface LoadOptions {
   readonly select?: (readKey: string) => boolean;
   /** Told each warning as it is found (they are also in DesiredState.warnings, when the load succeeds). */
   readonly onWarning?: (warning: string) => void;
+  /**
+   * Substitutes `${var.…}` in the documents' values with these variables (docs/manual/desired-state.md,
+   * "Environments and variables"): an unset variable without a default is then a problem, and
+   * `$${var.` the text `${var.`. @default documents are read as written (a cdktf synth's output, documents from the environment)
+   */
+  readonly variables?: VariableInputs | undefined;
+  /** Paths (as given) read as written even with `variables`: a cdktf synth's output is never interpolated. */
+  readonly verbatimPaths?: ReadonlyArray<string> | undefined;
+  /** What the path `-` reads. @default process.stdin */
+  readonly stdin?: NodeJS.ReadableStream | undefined;
 }
 
-/**
- * The largest desired-state file converge reads; a larger one is refused before it is read. At this
- * size a file of the smallest documents (about 300,000 RegionOptIn documents) loads in under 500 MiB.
- */
-export const MAX_FILE_BYTES = 16 * 1024 * 1024;
+/** The path that reads standard input, once; its documents are located as `<stdin>:line:column`. */
+export const STDIN_PATH = "-";
+const STDIN_NAME = "<stdin>";
 
 const EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
 
 /**
  * Loads desired state from files and directories (recursively, in sorted order; hidden entries,
- * `*.schema.json` files and entries that are not regular files are skipped). Validates every
- * document and the documents against each other; throws one DesiredStateError listing every
- * problem, with file, line, column and field path.
+ * `*.schema.json` files and entries that are not regular files are skipped) and standard input
+ * (`-`, a YAML stream or JSON). Substitutes variables when asked. Validates every document and the
+ * documents against each other; throws one DesiredStateError listing every problem, with file,
+ * line, column and field path.
  */
 export async function loadDesiredState(paths: ReadonlyArray<string>, options: LoadOptions = {}): Promise<DesiredState> {
   const cwd = options.cwd ?? process.cwd();
   const problems: DesiredStateProblem[] = [];
   const warnings: string[] = [];
   const files: string[] = [];
-  const display = (file: string) => relative(cwd, file) || file;
-  for (const path of paths) collectFiles(path, { files, warnings, problems, display }, true);
-  for (const warning of warnings) options.onWarning?.(warning);
-  const texts: string[] = [];
-  const documents: LoadedDocument[] = [];
-  let skipped = 0;
-  for (const file of files) {
-    const name = display(file);
-    let text: string;
-    try {
-      text = await readDesiredFile(file, name);
-    } catch (error) {
-      problems.push({
-        file: name,
-        line: 1,
-        column: 1,
-        path: "",
-        message: error instanceof FileRefusal ? error.message : `cannot read ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      });
-      continue;
-    }
-    texts.push(text);
-    if (!options.select) {
-      validateInto(parseDocuments(text, name), documents, problems);
-      continue;
-    }
-    const selected = parseSelected(text, name, options.select);
-    skipped += selected.skipped;
-    validateInto(selected.parsed, documents, problems, selected.keep);
+  const verbatim = new Set<string>();
+  const display = (file: string) => (file === STDIN_PATH ? STDIN_NAME : relative(cwd, file) || file);
+  for (const path of paths) {
+    const before = files.length;
+    if (path !== STDIN_PATH) collectFiles(path, { files, warnings, problems, display }, true);
+    else if (files.includes(STDIN_PATH)) problems.push({ file: STDIN_NAME, line: 1, column: 1, path: "", message: "standard input is read once: pass -f - once" });
+    else files.push(STDIN_PATH);
+    if (options.verbatimPaths?.includes(path)) for (const file of files.slice(before)) verbatim.add(file);
   }
+  for (const warning of warnings) options.onWarning?.(warning);
+  const variables = options.variables ? await resolveVariables(options.variables, cwd, problems) : undefined;
+  const reading: Reading = { documents: [], problems, texts: [], skipped: 0, used: new Set() };
+  for (const file of files) await loadFile(file, display(file), verbatim.has(file) ? undefined : variables, options, reading);
   if (files.length === 0 && problems.length === 0) {
     problems.push({ file: paths.join(", ") || "(none)", line: 1, column: 1, path: "", message: "no desired-state files (.yaml, .yml, .json) found" });
   }
-  for (const problem of crossCheckDocuments(documents)) problems.push(problem);
+  const record = variables && recordVariables(variables, reading.used);
+  for (const warning of variables ? unusedVariableWarnings(variables, reading.used) : []) {
+    warnings.push(warning);
+    options.onWarning?.(warning);
+  }
+  for (const problem of crossCheckDocuments(reading.documents)) problems.push(problem);
   if (problems.length > 0) throw new DesiredStateError(problems);
   let fingerprint: string | undefined;
   return {
-    documents, files: files.length, skipped, warnings,
+    documents: reading.documents, files: files.length, skipped: reading.skipped, warnings,
+    ...(record && (record.files.length > 0 || record.names.length > 0) ? { variables: record } : {}),
     // hashed when asked (drift reports it; validate, plan and apply never do)
     get fingerprint() {
-      return (fingerprint ??= fingerprintOf(texts));
+      return (fingerprint ??= withVariables(fingerprintOf(reading.texts), record));
     },
   };
+}
+
+/** What reading the files collects: the valid documents, the problems, every file's text, the documents left unparsed, the variables used. */
+interface Reading {
+  readonly documents: LoadedDocument[];
+  readonly problems: DesiredStateProblem[];
+  readonly texts: string[];
+  skipped: number;
+  /** Names the interpolated files' texts refer to (found in the text, so that every shard of one run finds the same). */
+  readonly used: Set<string>;
+}
+
+/** Reads, parses and validates one file (`-`: standard input), substituting `variables` when given. */
+async function loadFile(file: string, name: string, variables: Variables | undefined, options: LoadOptions, reading: Reading): Promise<void> {
+  let text: string;
+  try {
+    text = await readBoundedFile(file, name, "desired-state files", file === STDIN_PATH ? options.stdin ?? process.stdin : undefined);
+  } catch (error) {
+    reading.problems.push({ file: name, line: 1, column: 1, path: "", message: unreadable(error, name) });
+    return;
+  }
+  reading.texts.push(text);
+  let validate: Validate = validateDocument;
+  if (variables) {
+    const mayHold = scanReferences(text, reading.used);
+    const budget = new SubstitutionBudget();
+    validate = (raw) => (mayHold(raw.region.start, raw.region.end) ? validateWithVariables(raw, variables, budget) : validateDocument(raw));
+  }
+  if (!options.select) {
+    validateInto(parseDocuments(text, name), reading, validate);
+    return;
+  }
+  const selected = parseSelected(text, name, options.select);
+  reading.skipped += selected.skipped;
+  validateInto(selected.parsed, reading, validate, selected.keep);
+}
+
+type Validate = (raw: RawDocument) => { document: LoadedDocument } | { problems: DesiredStateProblem[] };
+
+/** The texts' fingerprint, folded with the digest of the variables' values when the documents use some. */
+function withVariables(fingerprint: string, record: VariablesRecord | undefined): string {
+  if (!record || record.names.length === 0) return fingerprint;
+  return createHash("sha256").update(`${fingerprint}\u0000variables\u0000${record.digest}`).digest("hex");
 }
 
 function fingerprintOf(texts: ReadonlyArray<string>): string {
@@ -197,56 +250,30 @@ function describeSpecialFile(entry: { isFIFO(): boolean; isSocket(): boolean; is
   return "an entry";
 }
 
-/** A file converge will not read, with the reason (the message names the file). */
-class FileRefusal extends Error {}
-
-function tooLarge(name: string, bytes: string): FileRefusal {
-  return new FileRefusal(`${name} is ${bytes}: desired-state files are limited to ${MAX_FILE_BYTES / 1024 / 1024} MiB each; `
-    + `split it into several files (a directory is read as one desired state)`);
-}
-
-/** A file's text, refused past MAX_FILE_BYTES; a FIFO or device named explicitly is read up to the limit. */
-async function readDesiredFile(file: string, name: string): Promise<string> {
-  const info = statSync(file);
-  if (info.isFile()) {
-    if (info.size > MAX_FILE_BYTES) throw tooLarge(name, `${(info.size / 1024 / 1024).toFixed(1)} MiB`);
-    return readFileSync(file, "utf8");
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of createReadStream(file)) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_FILE_BYTES) throw tooLarge(name, "larger than that");
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 /**
  * Parses and validates one file's text (see parseDocuments): the valid documents, and the problems
  * of the others.
  */
 export function parseDesiredText(text: string, file: string): { documents: LoadedDocument[]; problems: DesiredStateProblem[] } {
-  const documents: LoadedDocument[] = [];
-  const problems: DesiredStateProblem[] = [];
-  validateInto(parseDocuments(text, file), documents, problems);
-  return { documents, problems };
+  const reading: Reading = { documents: [], problems: [], texts: [], skipped: 0, used: new Set() };
+  validateInto(parseDocuments(text, file), reading, validateDocument);
+  return { documents: reading.documents, problems: reading.problems };
 }
 
 function validateInto(
   parsed: ParsedDocuments,
-  documents: LoadedDocument[],
-  problems: DesiredStateProblem[],
+  reading: Reading,
+  validate: Validate,
   keep?: (raw: RawDocument, document: Document) => boolean,
 ): void {
   for (const raw of parsed.entries) {
     if (!(raw instanceof RawDocument)) {
-      problems.push(raw);
+      reading.problems.push(raw);
       continue;
     }
-    const result = validateDocument(raw);
-    if (!("document" in result)) for (const problem of result.problems) problems.push(problem);
-    else if (!keep || keep(raw, result.document.document)) documents.push(result.document);
+    const result = validate(raw);
+    if (!("document" in result)) for (const problem of result.problems) reading.problems.push(problem);
+    else if (!keep || keep(raw, result.document.document)) reading.documents.push(result.document);
   }
 }
 
@@ -319,29 +346,4 @@ export function parseDocuments(text: string, file: string): ParsedDocuments {
     parseYamlText(text, file, lines, out);
   }
   return out;
-}
-
-/** Validates one parsed document against the schema of its kind. */
-export function validateDocument(raw: RawDocument): { document: LoadedDocument } | { problems: DesiredStateProblem[] } {
-  const value = raw.value;
-  const problem = (path: ReadonlyArray<PropertyKey>, message: string): DesiredStateProblem => ({
-    ...raw.locate(path),
-    path: path.length ? formatFieldPath(path) : "",
-    message,
-  });
-  if (!isPlainObject(value)) {
-    return { problems: [problem([], `a document must be a mapping with kind and spec, received ${renderValue(value)}`)] };
-  }
-  const kind = value.kind;
-  if (kind === undefined && "formatVersion" in value && "liveFingerprint" in value && "actions" in value) {
-    return { problems: [problem([], "this is a plan written by converge plan --out, not desired state: "
-      + "write plans outside the directories passed to -f, and apply them with converge apply PLAN.json")] };
-  }
-  if (typeof kind !== "string" || !(KINDS as ReadonlyArray<string>).includes(kind)) {
-    const received = kind === undefined ? "kind is missing" : `kind ${renderValue(kind)} is not valid`;
-    return { problems: [problem(["kind"], `${received}: expected one of ${KINDS.join(", ")}`)] };
-  }
-  const checked = checkDocument(kind as Kind, value);
-  if ("issues" in checked) return { problems: checked.issues.map((issue) => problem(issue.path, issue.message)) };
-  return { document: new FileDocument(checked.document, raw.locator) };
 }

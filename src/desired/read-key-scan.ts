@@ -10,7 +10,9 @@ import { KINDS, type Document, type Kind } from "./schema.js";
  * is in the plain shape this scan reads exactly: a block mapping at column 0 whose keys are plain
  * words, with those fields written as one-line scalars (plain strings, or quoted without escapes),
  * `api` also as `{name: X}`, and `spec` as a block or one-line flow mapping. For anything else the
- * answer is "unknown" (undefined) and the document is parsed: an unknown key is never wrong.
+ * answer is "unknown" (undefined) and the document is parsed: an unknown key is never wrong. A
+ * field that holds `${` may be a variable (docs/manual/desired-state.md, "Environments and
+ * variables"): unknown too.
  */
 export function scanReadKey(text: string, region: TextRegion): string | undefined {
   const source = text.slice(region.start, region.end);
@@ -82,6 +84,8 @@ export function readKeyOfValue(value: unknown): string | undefined {
     const isName = path === "api" && found !== null && typeof found === "object" && !Array.isArray(found)
       && Object.keys(found).length === 1 && typeof (found as { name?: unknown }).name === "string";
     if (found === undefined ? !optional : typeof found !== "string" && !isName) return undefined;
+    // a variable's value is known only once substituted (src/desired/substitute-variables.ts)
+    if (holdsReference(isName ? (found as { name: string }).name : found)) return undefined;
   }
   return readKeyText(modelOf(kind as Kind).readKey(record as unknown as Document));
 }
@@ -181,9 +185,15 @@ function withoutComment(text: string): string {
  * read a number, a boolean or null (those are left unknown; their documents are parsed).
  */
 function plainOrQuoted(text: string): string | undefined {
+  if (holdsReference(text)) return undefined;
   const quoted = /^"([^"\\]*)"$/.exec(text) ?? /^'([^']*)'$/.exec(text);
   if (quoted) return quoted[1]!;
   if (!/^[A-Za-z][A-Za-z0-9._/@+-]*$/.test(text)) return undefined;
   if (/^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$/.test(text)) return undefined;
   return text;
+}
+
+/** Whether a value may hold a variable (`${var.…}`, or text like it): its read key is then known only once parsed and substituted. */
+function holdsReference(value: unknown): boolean {
+  return typeof value === "string" && value.includes("${");
 }

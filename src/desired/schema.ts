@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AccountId, AlternateContactType, ContactName, ContactTitle, EmailAddress, PhoneNumber, RegionName } from "../contract/account.js";
 import { INTEGRATION_FIELDS, ROUTE_FIELDS, ProtocolType } from "../contract/gateway.js";
+import { acceptingVariables } from "./json-schema-variables.js";
 
 /**
  * The desired-state documents (docs/manual/desired-state.md): camelCase everywhere, unknown fields rejected, wire
@@ -130,9 +131,9 @@ export type Document = AlternateContactDocument | IntegrationDocument | RouteDoc
 /** The union of every document, for the JSON Schema editors complete against. */
 export const AnyDocument = z.discriminatedUnion("kind", [AlternateContactDocument, IntegrationDocument, RouteDocument, RegionOptInDocument, ApiDocument]);
 
-/** JSON Schema of a desired-state document (`converge schema`). */
+/** JSON Schema of a desired-state document (`converge schema`), every value but `kind` also accepting a variable reference. */
 export function documentJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(AnyDocument, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  const schema = acceptingVariables(z.toJSONSchema(AnyDocument, { io: "input", unrepresentable: "any" }) as Record<string, unknown>);
   return {
     ...schema,
     $id: "https://converge.dev/schema/desired-state.json",

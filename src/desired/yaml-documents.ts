@@ -257,7 +257,7 @@ export function nestingRefusal(file: string, lines: LineIndex, offset: number): 
  * or it nests deeper than MAX_NESTING_DEPTH (an alias to a deep node inside a deep node: its text
  * nests within the limit, its value does not). Walked without recursion, each shared node once.
  */
-function expansionRefusal(value: unknown): string | undefined {
+export function expansionRefusal(value: unknown): string | undefined {
   if (value === null || typeof value !== "object") return undefined;
   const measured = new Map<object, { readonly size: number; readonly depth: number }>();
   const open = new Set<object>();

@@ -52,6 +52,7 @@ export function applyIgnoreRules(report: DriftReport, rules: ReadonlyArray<Ignor
       generatedAt: report.generatedAt,
       shard: report.shard,
       desiredFingerprint: report.desiredFingerprint,
+      variables: report.variables,
       resources,
       coverage: report.summary.coverage,
     }),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { SourceLocation } from "../desired/desired-state-error.js";
+import { describeVariables, type VariablesRecord } from "../desired/variable-record.js";
 import { KINDS, type Kind } from "../desired/schema.js";
 
 /**
@@ -110,6 +111,12 @@ export interface DriftReport {
    * when there are some (drift-ignore-rules.ts): shards of different desired states or rules never merge.
    */
   readonly desiredFingerprint: string;
+  /**
+   * The variables the documents were read with (docs/manual/desired-state.md, "Environments and
+   * variables"): their files, the names used and a digest of the values, which the fingerprint
+   * covers. Absent when none was given.
+   */
+  readonly variables?: VariablesRecord | undefined;
   readonly summary: DriftSummary;
   /** Sorted by address. */
   readonly resources: ReadonlyArray<DriftResource>;
@@ -150,6 +157,7 @@ export function driftReport(fields: {
   generatedAt: string;
   shard?: ShardSpec | undefined;
   desiredFingerprint: string;
+  variables?: VariablesRecord | undefined;
   resources: ReadonlyArray<DriftResource>;
   coverage: Pick<DriftCoverage, "managed" | "live">;
 }): DriftReport {
@@ -166,6 +174,7 @@ export function driftReport(fields: {
     generatedAt: fields.generatedAt,
     ...(fields.shard ? { shard: fields.shard } : {}),
     desiredFingerprint: fields.desiredFingerprint,
+    ...(fields.variables ? { variables: fields.variables } : {}),
     summary: summarizeDrift(resources, fields.coverage),
     resources,
   };
@@ -199,6 +208,11 @@ const DriftReportShape = z.object({
   generatedAt: z.string(),
   shard: z.object({ index: z.number().int().positive(), count: z.number().int().positive() }).optional(),
   desiredFingerprint: z.string(),
+  variables: z.object({
+    files: z.array(z.string()),
+    names: z.array(z.object({ name: z.string(), from: z.string() })),
+    digest: z.string(),
+  }).optional(),
   summary: z.object({
     ...(Object.fromEntries(DRIFT_OUTCOMES.map((outcome) => [outcome, z.number().int().min(0)])) as Record<DriftOutcome, z.ZodNumber>),
     ignored: z.number().int().min(0),
@@ -238,8 +252,9 @@ export function mergeDriftReports(inputs: ReadonlyArray<{ readonly report: Drift
   for (const { report, file } of inputs) {
     if (report.desiredFingerprint !== first.report.desiredFingerprint) {
       throw new DriftReportError(`${file} was made from other desired state or ignore rules than ${first.file} `
-        + `(desiredFingerprint ${report.desiredFingerprint.slice(0, 12)}… vs ${first.report.desiredFingerprint.slice(0, 12)}…): `
-        + `run every shard on the same files, with the same ignore files`);
+        + `(desiredFingerprint ${report.desiredFingerprint.slice(0, 12)}… vs ${first.report.desiredFingerprint.slice(0, 12)}…`
+        + `${variablesDiffer(report.variables, first.report.variables) ? `; variables: ${describeRecord(report.variables)} vs ${describeRecord(first.report.variables)}` : ""}): `
+        + `run every shard on the same files, with the same variables and ignore files`);
     }
   }
   const whole = inputs.filter(({ report }) => !report.shard);
@@ -282,5 +297,13 @@ export function mergeDriftReports(inputs: ReadonlyArray<{ readonly report: Drift
     managed: inputs.reduce((sum, { report }) => sum + report.summary.coverage.managed, 0),
     live: inputs.reduce((sum, { report }) => sum + report.summary.coverage.live, 0),
   };
-  return driftReport({ generatedAt, desiredFingerprint: first.report.desiredFingerprint, resources, coverage });
+  return driftReport({ generatedAt, desiredFingerprint: first.report.desiredFingerprint, variables: first.report.variables, resources, coverage });
+}
+
+function variablesDiffer(a: VariablesRecord | undefined, b: VariablesRecord | undefined): boolean {
+  return JSON.stringify(a ?? null) !== JSON.stringify(b ?? null);
+}
+
+function describeRecord(record: VariablesRecord | undefined): string {
+  return record ? describeVariables(record) : "none";
 }

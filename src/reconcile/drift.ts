@@ -2,6 +2,7 @@ import type { Clients } from "../clients/index.js";
 import type { ProtocolType } from "../contract/gateway.js";
 import { ALTERNATE_CONTACT_TYPES } from "../contract/account.js";
 import type { LoadedDocument } from "../desired/load.js";
+import type { VariablesRecord } from "../desired/variable-record.js";
 import { SELF, readKeyText } from "../desired/read-key.js";
 import { classifyEstate, type DriftSources, type UnmanagedScope } from "./drift-estate.js";
 import { driftReport, type DriftReport, type ShardSpec } from "./drift-report.js";
@@ -38,6 +39,8 @@ export type DriftInput = Omit<DriftSources, "scope"> & {
   readonly fingerprint: string;
   /** API protocols the sources recorded (a state's `converge_api` data sources): no GetApi is made for them. */
   readonly apiProtocols?: ReadonlyMap<string, ProtocolType> | undefined;
+  /** The variables the documents were read with (the fingerprint covers their values). */
+  readonly variables?: VariablesRecord | undefined;
 };
 
 /**
@@ -66,7 +69,7 @@ export async function detectDrift(input: DriftInput, clients: Clients, options: 
     progress: options.progress,
   });
   const { resources, coverage } = classifyEstate({ ...selected, scope, attributeOf: input.attributeOf }, live, failures);
-  return driftReport({ generatedAt, shard: options.shard, desiredFingerprint: input.fingerprint, resources, coverage });
+  return driftReport({ generatedAt, shard: options.shard, desiredFingerprint: input.fingerprint, variables: input.variables, resources, coverage });
 }
 
 /** The caller's account, every account a source names, and the accounts asked for. */

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { describeVariables } from "../desired/variable-record.js";
 import { describeSource, type DriftOutcome, type DriftReport, type DriftResource } from "./drift-report.js";
 import { driftCoverageLine, driftHeadline, driftSummaryLine, driftTitle, LISTED_OUTCOMES } from "./render-drift.js";
 
@@ -184,6 +185,7 @@ export function renderDriftAsHtml(report: DriftReport): string {
     `<p class="meta">Live state read at <time datetime="${escapeHtml(report.generatedAt)}">${escapeHtml(report.generatedAt)}</time>`
       + ` · ${report.resources.length.toLocaleString("en-US")} resources`
       + ` · desired state <code title="desiredFingerprint">${escapeHtml(report.desiredFingerprint.slice(0, 12))}</code>`
+      + (report.variables ? ` · <span class="variables">${escapeHtml(describeVariables(report.variables))}</span>` : "")
       + ` · <span class="coverage">${escapeHtml(driftCoverageLine(report))}</span></p>\n`,
     "</header>\n<ul class=\"summary\" aria-label=\"outcomes\">\n",
   ];

@@ -1,4 +1,5 @@
 import { renderValue } from "../contract/field-issues.js";
+import { describeVariables } from "../desired/variable-record.js";
 import { describeSource, DRIFT_FOUND, DRIFT_OUTCOMES, isStateSource, type DriftOutcome, type DriftReport, type DriftResource } from "./drift-report.js";
 
 /** Renderers of a drift report: text for people, markdown for CI summaries, JUnit XML for test dashboards. */
@@ -74,6 +75,7 @@ export function renderDriftAsText(report: DriftReport, options: { readonly color
     }
   }
   lines.push("", `Drift: ${driftSummaryLine(report)}; ${driftCoverageLine(report)}.`);
+  if (report.variables) lines.push(`Variables: ${describeVariables(report.variables)}.`);
   return `${lines.join("\n")}\n`;
 }
 
@@ -89,6 +91,7 @@ export function renderDriftAsMarkdown(report: DriftReport): string {
     "",
     `Coverage: **${s.coverage.percent}%** (${s.coverage.managed} of ${s.coverage.live} live resources managed)`,
     "",
+    ...(report.variables ? [`Variables: ${escapeCell(describeVariables(report.variables))}`, ""] : []),
   ];
   const shown = listed(report);
   if (shown.length === 0) {

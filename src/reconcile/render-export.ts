@@ -41,7 +41,11 @@ function commentLine(line: string): string {
   return line === "" ? "#" : `# ${line}`;
 }
 
-function renderDocument(document: ExportedDocument): string {
+/**
+ * One document as YAML, as export writes it (and `converge render`): short values in flow style,
+ * what needs quoting quoted, nothing folded, so that the text loads back as exactly the document.
+ */
+export function renderDocument(document: ExportedDocument): string {
   const yaml = new Document(document, { aliasDuplicateObjects: false });
   // short values on one line, as the examples write them: what each kind writes in flow style (a Region
   // opt-in's spec, a route's target), lists of scalars

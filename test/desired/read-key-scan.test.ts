@@ -51,6 +51,10 @@ describe("scanReadKey", () => {
     { name: "a missing api", text: "kind: Route\nspec: {routeKey: $default}\n", key: undefined },
     { name: "an unknown kind", text: "kind: Lambda\napi: a1b2c3d4e5\n", key: undefined },
     { name: "content on the --- line", text: "--- kind: Route\napi: a1b2c3d4e5\n", key: undefined },
+    // a variable's value is known once substituted (docs/manual/desired-state.md, "Environments and variables")
+    { name: "an apiId given by a quoted variable", text: "kind: Route\napi: \"${var.api_id}\"\nspec: {routeKey: $default}\n", key: undefined },
+    { name: "an API named by a variable", text: "kind: Api\napi: {name: '${var.api}'}\nspec: {prune: true}\n", key: undefined },
+    { name: "a contact type given by a variable", text: "kind: AlternateContact\nspec:\n  type: '${var.type}'\n", key: undefined },
   ])("reads $name as $key", ({ text, key }) => {
     expect(scanReadKey(text, { start: 0, end: text.length })).toBe(key);
     if (key !== undefined) expect(realKeys(text)).toEqual([key]);
@@ -68,6 +72,9 @@ describe("readKeyOfValue", () => {
     { value: { kind: "Route", spec: {} }, key: undefined },
     { value: { kind: "AlternateContact", spec: { type: ["SECURITY"] } }, key: undefined },
     { value: ["kind"], key: undefined },
+    { value: { kind: "Route", api: "${var.api_id}", spec: {} }, key: undefined },
+    { value: { kind: "Route", api: { name: "${var.api}" }, spec: {} }, key: undefined },
+    { value: { kind: "RegionOptIn", account: "${var.account}", spec: {} }, key: undefined },
   ])("reads $value as $key", ({ value, key }) => {
     expect(readKeyOfValue(value)).toBe(key);
   });

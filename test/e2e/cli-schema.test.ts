@@ -1,6 +1,7 @@
 import { readFile, readdir } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
+import { z } from "zod";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
 import { E2E_TIMEOUT_MS, EXAMPLES_DIR, TempDirs, converge, expectExit, startE2eService, writeFiles } from "./e2e-fixture.js";
@@ -57,6 +58,33 @@ describe.concurrent("converge schema", { timeout: E2E_TIMEOUT_MS }, () => {
         for (const field of branch!.required) expect(Object.keys(value), `${name}: required ${field}`).toContain(field);
       }
     }
+  });
+
+  it("accepts ${var.…} in typed fields and still flags a misspelt field, for the environments example's documents", async () => {
+    const result = await runCli(["schema"]);
+    expectExit(result, 0);
+    const schema = z.fromJSONSchema(JSON.parse(result.stdout) as Parameters<typeof z.fromJSONSchema>[0]);
+    const environments = resolve(EXAMPLES_DIR, "../environments/desired-state");
+    const files = (await readdir(environments)).filter((name) => name.endsWith(".yaml")).sort();
+    expect(files).toEqual(["contacts.yaml", "orders-api.yaml"]);
+    for (const name of files) {
+      const text = await readFile(join(environments, name), "utf8");
+      // the modeline names the one schema copy, which exists
+      const modeline = /^# yaml-language-server: \$schema=(\S+)$/m.exec(text);
+      expect(await readFile(resolve(environments, modeline![1]!), "utf8"), name).toBe(await readFile(join(EXAMPLES_DIR, "converge.schema.json"), "utf8"));
+      for (const document of parseAllDocuments(text)) {
+        const checked = schema.safeParse(document.toJS());
+        expect(checked.success, `${name}: ${JSON.stringify(checked.error?.issues.slice(0, 2))}`).toBe(true);
+      }
+    }
+    const integration = (spec: Record<string, unknown>) => ({ kind: "Integration", name: "i", api: "${var.api_id}", spec: { integrationType: "HTTP_PROXY", ...spec } });
+    expect(schema.safeParse(integration({ timeoutInMillis: "${var.timeout}", integrationUri: "https://${var.host}/x" })).success).toBe(true);
+    expect(schema.safeParse(integration({ timeoutInMillis: "${var.timeout:-5000}" })).success).toBe(true);
+    expect(schema.safeParse(integration({ timeoutInMillis: "abc" })).success).toBe(false);
+    expect(schema.safeParse(integration({ timeoutInMilis: "${var.timeout}" })).success).toBe(false);
+    expect(schema.safeParse({ ...integration({}), kind: "${var.kind}" }).success).toBe(false);
+    expect(schema.safeParse({ kind: "RegionOptIn", account: "${var.account}", spec: { region: "${var.region}", enabled: "${var.enabled}" } }).success).toBe(true);
+    expect(schema.safeParse({ kind: "RegionOptIn", account: "22", spec: { region: "ap-east-1", enabled: true } }).success).toBe(false);
   });
 
   it("validates the example estate offline, skipping the schema file next to it", async () => {

@@ -26,6 +26,22 @@ export function e2eWorld(overrides: Partial<WorldInput> = {}): WorldInput {
   return { ...DEMO_WORLD, regionTransitionMs: 100, ...overrides };
 }
 
+/** examples/environments: one set of documents, a variable file per environment. */
+export const ENVIRONMENTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../examples/environments");
+/** The API of each environment of examples/environments in environmentsWorld(). */
+export const ENVIRONMENT_APIS = { dev: "ordersdev1", prod: "ordersprd1" } as const;
+
+/** The demo world with one more HTTP API per environment of examples/environments, named as its variable files name them. */
+export function environmentsWorld(): WorldInput {
+  return e2eWorld({
+    apis: [
+      ...(DEMO_WORLD.apis ?? []),
+      { apiId: ENVIRONMENT_APIS.dev, name: "orders-dev", protocolType: "HTTP" },
+      { apiId: ENVIRONMENT_APIS.prod, name: "orders-prod", protocolType: "HTTP" },
+    ],
+  });
+}
+
 /** Starts the embedded service on a free port, recording every request with its body. */
 export function startE2eService(world: WorldInput = e2eWorld()): Promise<RunningService> {
   return startService({ port: 0, world, recordRequests: true });

@@ -19,6 +19,8 @@ export interface CliOptions {
   readonly cwd?: string;
   /** Kills the process after this long and fails. @default 45000 */
   readonly timeoutMs?: number;
+  /** Written to the process's standard input (`-f -`), which is then closed. @default stdin closed */
+  readonly stdin?: string;
 }
 
 /**
@@ -38,7 +40,7 @@ export async function runCli(args: ReadonlyArray<string>, options: CliOptions = 
     else env[key] = value;
   }
   const converge = convergeCommand();
-  const { code, stdout, stderr } = await runProcess(converge.file, [...converge.args, ...args], { cwd: options.cwd, env, timeoutMs: options.timeoutMs ?? 45_000 });
+  const { code, stdout, stderr } = await runProcess(converge.file, [...converge.args, ...args], { cwd: options.cwd, env, timeoutMs: options.timeoutMs ?? 45_000, stdin: options.stdin });
   return { code, stdout, stderr };
 }
 

@@ -15,17 +15,24 @@ export interface ProcessOptions {
   readonly env: Readonly<Record<string, string>>;
   /** Kills the process after this long and rejects. @default no limit */
   readonly timeoutMs?: number | undefined;
+  /** Written to the process's standard input, which is then closed. @default stdin closed at once */
+  readonly stdin?: string | undefined;
 }
 
 /**
- * Runs `command ARGS` with stdin closed and resolves with its exit code, stdout, stderr and wall
+ * Runs `command ARGS` with stdin closed (or fed `options.stdin`) and resolves with its exit code, stdout, stderr and wall
  * time. Never rejects on a non-zero exit; rejects when the process cannot start or outlives
  * `timeoutMs` (the message holds what it printed).
  */
 export function runProcess(command: string, args: ReadonlyArray<string>, options: ProcessOptions): Promise<ProcessResult> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(command, [...args], { cwd: options.cwd, env: { ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = options.stdin === undefined
+      ? spawn(command, [...args], { cwd: options.cwd, env: { ...options.env }, stdio: ["ignore", "pipe", "pipe"] })
+      : spawn(command, [...args], { cwd: options.cwd, env: { ...options.env }, stdio: ["pipe", "pipe", "pipe"] });
+    // a process that exits without reading all of it closes the pipe: that is its answer, not an error of the run
+    child.stdin?.on("error", () => undefined);
+    child.stdin?.end(options.stdin);
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

@@ -9,7 +9,9 @@ import { fromPlanFile, readAndPlan } from "../../reconcile/reconcile.js";
 import { renderApplyReport } from "../../reconcile/render-plan.js";
 import { CliError } from "../cli-error.js";
 import { connect, progressReporter, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
-import { loadDocuments } from "../desired-input.js";
+import { desiredLoadOptions, loadDesiredInput } from "../desired-input.js";
+import { describeVariables, type VariablesRecord } from "../../desired/variable-record.js";
+import { hasVariableFlags, type VariableFlags } from "../variable-flags.js";
 import { loadStateInput, type StateInput } from "../state-input.js";
 import { documentsFromEnvironment } from "../document-env.js";
 import { parseJsonFile } from "../json-file.js";
@@ -20,7 +22,7 @@ import { ProgressLine } from "../progress-line.js";
 import { renderPlan } from "./plan-command.js";
 import type { Clients } from "../../clients/index.js";
 
-export interface ApplyFlags extends ConnectionFlags, OutputFlags {
+export interface ApplyFlags extends ConnectionFlags, OutputFlags, VariableFlags {
   readonly file: string[];
   readonly target: string[];
   readonly autoApprove: boolean;
@@ -54,6 +56,10 @@ export interface ApplyFlags extends ConnectionFlags, OutputFlags {
 export async function applyCommand(planFile: string | undefined, flags: ApplyFlags): Promise<number> {
   const sources = [planFile !== undefined, flags.file.length > 0, flags.documentEnv !== undefined, flags.fromSynth !== undefined].filter(Boolean).length;
   if (sources > 1) throw new CliError("pass one of a plan file, -f PATH, --document-env VAR or --from-synth DIR, not several");
+  if (planFile !== undefined && hasVariableFlags(flags)) {
+    throw new CliError(`--var and --var-file shape a plan: ${planFile} holds its documents with their variables substituted `
+      + `(apply shows which); run converge plan again to change them`);
+  }
   if (flags.fromSynth === undefined && (flags.expectSha256Env !== undefined || flags.previousEnv !== undefined)) {
     throw new CliError("--expect-sha256-env and --previous-env go with --from-synth DIR (the cdktf constructs' provisioners pass all three)");
   }
@@ -67,8 +73,10 @@ export async function applyCommand(planFile: string | undefined, flags: ApplyFla
     if (flags.target.length > 0) throw new CliError("--target selects among -f files: with --document-env VAR, put only the documents to apply in VAR");
     return applyDocuments(documentsFromEnvironment(flags.documentEnv), flags);
   }
-  const documents = planFile === undefined ? await loadDocuments(flags.file, flags.target) : undefined;
+  const desired = planFile === undefined ? await loadDesiredInput(flags.file, flags.target, desiredLoadOptions(flags)) : undefined;
+  const documents = desired?.documents;
   const states = await loadStateInput(flags.state ?? []);
+  if (desired?.variables) showVariables(`Variables: ${describeVariables(desired.variables)}`, flags);
   return withLock(flags.lock, lockOptions(flags), async (signal) => {
     const clients = connect(flags);
     const line = new ProgressLine();
@@ -115,6 +123,7 @@ async function replanPlanFile(
       + `(its "prune" and "repairTwins" say which); run converge plan again to change them`);
   }
   const saved = fromPlanFile(parseJsonFile(await readFile(planFile, "utf8"), planFile), planFile);
+  showPlanVariables(planFile, saved.variables, flags);
   line.phase("reading");
   const current = await readAndPlan(saved.documents, clients, {
     prune: saved.plan.prune,
@@ -227,6 +236,21 @@ async function applyPlanned(
     if (!converged) process.stdout.write(`Live state does not match yet:\n${renderPlan(after.plan, flags)}`);
   }
   return report.failed === 0 && converged ? 0 : 1;
+}
+
+/**
+ * Says which variables a saved plan was made with, before anything is read or written, so that
+ * whoever approves sees which environment it is for: on stdout with the plan, on stderr when
+ * stdout holds JSON.
+ */
+function showPlanVariables(planFile: string, variables: VariablesRecord | undefined, flags: OutputFlags): void {
+  showVariables(variables
+    ? `${planFile} was made with ${describeVariables(variables)}`
+    : `${planFile} was made without variables`, flags);
+}
+
+function showVariables(line: string, flags: OutputFlags): void {
+  (flags.output === "json" ? process.stderr : process.stdout).write(`${line}\n`);
 }
 
 /** The lock's options from the flags: the wait, the command recorded for whoever waits, and a notice while waiting. */

@@ -15,13 +15,14 @@ import type { UnmanagedScope } from "../../reconcile/drift-estate.js";
 import { readDriftReportFile } from "../drift-report-file.js";
 import { loadIgnoreRules, type LoadedIgnoreRules } from "../ignore-files.js";
 import { ProgressLine } from "../progress-line.js";
+import type { VariableFlags } from "../variable-flags.js";
 
 export interface DriftOutputFlags extends OutputFlags {
   /** Files to write the report to as well, in the format their extension names (.xml JUnit, .json, .md, .html). */
   readonly report: string[];
 }
 
-export interface DriftFlags extends ConnectionFlags, DriftOutputFlags {
+export interface DriftFlags extends ConnectionFlags, DriftOutputFlags, VariableFlags {
   readonly file: string[];
   readonly fromSynth?: string;
   /** terraform states (files, directories, globs, `-`): their converge resources and their stacks' inventories. */

@@ -4,11 +4,12 @@ import { hasChanges, type Plan } from "../../reconcile/model.js";
 import { readAndPlan, toPlanFile } from "../../reconcile/reconcile.js";
 import { renderPlanAsMarkdown, renderPlanAsText } from "../../reconcile/render-plan.js";
 import { connect, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
-import { desiredPaths, loadDocuments } from "../desired-input.js";
+import { desiredLoadOptions, desiredPaths, loadDesiredInput } from "../desired-input.js";
 import { ProgressLine } from "../progress-line.js";
 import { loadStateInput } from "../state-input.js";
+import type { VariableFlags } from "../variable-flags.js";
 
-export interface PlanFlags extends ConnectionFlags, OutputFlags {
+export interface PlanFlags extends ConnectionFlags, OutputFlags, VariableFlags {
   readonly file: string[];
   /** A cdktf synth output (cdktf.out or a stack directory) instead of -f. */
   readonly fromSynth?: string;
@@ -24,7 +25,8 @@ export interface PlanFlags extends ConnectionFlags, OutputFlags {
 
 /** `converge plan`: exit 0 when live matches, 2 when there are changes, 1 on error. */
 export async function planCommand(flags: PlanFlags): Promise<number> {
-  const documents = await loadDocuments(desiredPaths(flags), flags.target);
+  const desired = await loadDesiredInput(desiredPaths(flags), flags.target, desiredLoadOptions(flags));
+  const documents = desired.documents;
   const states = await loadStateInput(flags.state ?? []);
   const clients = connect(flags);
   const line = new ProgressLine();
@@ -39,7 +41,7 @@ export async function planCommand(flags: PlanFlags): Promise<number> {
     });
     line.close();
     if (problems.length > 0) throw new DesiredStateError(problems);
-    if (flags.out) await writeFile(flags.out, `${JSON.stringify(toPlanFile(plan, documents), null, 2)}\n`);
+    if (flags.out) await writeFile(flags.out, `${JSON.stringify(toPlanFile(plan, documents, desired.variables), null, 2)}\n`);
     process.stdout.write(renderPlan(plan, flags));
     return hasChanges(plan) ? 2 : 0;
   } finally {
