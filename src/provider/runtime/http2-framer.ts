@@ -152,6 +152,19 @@ class ReadFrame implements Frame {
   start = 0;
   end = 0;
 
+  /** Each type's fields back to 0, before the next frame's are read. */
+  clearFields(): void {
+    this.padLength = 0;
+    this.dependency = 0;
+    this.exclusive = false;
+    this.weight = 0;
+    this.errorCode = 0;
+    this.lastStreamId = 0;
+    this.increment = 0;
+    this.promisedStreamId = 0;
+    this.settingCount = 0;
+  }
+
   setting(index: number): Setting {
     if (!(index >= 0 && index < this.settingCount)) throw new RangeError(`setting ${index} of a SETTINGS frame of ${this.settingCount} entries`);
     const at = this.start + index * SETTING_SIZE;
@@ -270,15 +283,7 @@ function describe(frame: Frame): string {
 
 /** Checks a frame's length and stream for its type, and reads its fields (RFC 9113 section 6). */
 function parseFields(frame: ReadFrame): void {
-  frame.padLength = 0;
-  frame.dependency = 0;
-  frame.exclusive = false;
-  frame.weight = 0;
-  frame.errorCode = 0;
-  frame.lastStreamId = 0;
-  frame.increment = 0;
-  frame.promisedStreamId = 0;
-  frame.settingCount = 0;
+  frame.clearFields();
   switch (frame.type) {
     case FRAME.DATA:
       requireStream(frame, "6.1");
