@@ -257,7 +257,7 @@ class Connection {
     const fields = this.#decoder.decode(block);
     const existing = this.#streams.get(streamId);
     if (existing !== undefined) return this.#onTrailers(existing, endStream);
-    if (streamId % 2 === 0) throw new Http2ConnectionError(ERROR.PROTOCOL_ERROR, `received HEADERS opening stream ${streamId}: expected an odd stream, as a client's are (RFC 9113 section 5.1.1)`);
+    if (streamId % 2 === 0) throw evenStream(streamId);
     if (streamId <= this.#lastStreamId) return this.#onNotOpen(FRAME.HEADERS, streamId);
     this.#lastStreamId = streamId;
     if (this.#closing || this.#streams.size >= MAX_STREAMS) return this.#refuse(streamId);
@@ -312,7 +312,7 @@ class Connection {
    */
   #onNotOpen(type: number, streamId: number): void {
     const name = frameTypeName(type);
-    if (this.#isIdle(streamId)) throw new Http2ConnectionError(ERROR.PROTOCOL_ERROR, `received ${name} on stream ${streamId}, which is idle: expected HEADERS to open it (RFC 9113 section 5.1)`);
+    if (this.#isIdle(streamId)) throw idleStream(name, streamId, "5.1");
     const how: HowClosed = this.#closedStreams.howClosed(streamId);
     if (how === CLOSED.SERVER_RESET) return;
     if (how === CLOSED.BOTH_ENDED) {
@@ -372,7 +372,7 @@ class Connection {
 
   #onWindowUpdate({ streamId, increment }: Frame): void {
     if (streamId === 0) return this.#onConnectionWindowUpdate(increment);
-    if (this.#isIdle(streamId)) throw new Http2ConnectionError(ERROR.PROTOCOL_ERROR, `received WINDOW_UPDATE on stream ${streamId}, which is idle: expected HEADERS to open it (RFC 9113 section 5.1)`);
+    if (this.#isIdle(streamId)) throw idleStream("WINDOW_UPDATE", streamId, "5.1");
     const stream = this.#streams.get(streamId);
     // on a closed stream: ignored, sent before the client learnt it closed (section 5.1)
     if (stream === undefined) return;
@@ -390,7 +390,7 @@ class Connection {
   }
 
   #onReset({ streamId }: Frame): void {
-    if (this.#isIdle(streamId)) throw new Http2ConnectionError(ERROR.PROTOCOL_ERROR, `received RST_STREAM on stream ${streamId}, which is idle: expected HEADERS to open it (RFC 9113 section 6.4)`);
+    if (this.#isIdle(streamId)) throw idleStream("RST_STREAM", streamId, "6.4");
     // on a closed stream: ignored (section 5.1)
     if (this.#streams.has(streamId)) this.#forget(streamId, CLOSED.CLIENT_RESET);
   }
@@ -561,6 +561,14 @@ class Connection {
     const bytes = this.#writer.take();
     if (bytes !== undefined && !this.#closed && !this.socket.destroyed) this.socket.write(bytes);
   }
+}
+
+function idleStream(frameName: string, streamId: number, section: string): Http2ConnectionError {
+  return new Http2ConnectionError(ERROR.PROTOCOL_ERROR, `received ${frameName} on stream ${streamId}, which is idle: expected HEADERS to open it (RFC 9113 section ${section})`);
+}
+
+function evenStream(streamId: number): Http2ConnectionError {
+  return new Http2ConnectionError(ERROR.PROTOCOL_ERROR, `received HEADERS opening stream ${streamId}: expected an odd stream, as a client's are (RFC 9113 section 5.1.1)`);
 }
 
 /**

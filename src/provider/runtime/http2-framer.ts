@@ -224,9 +224,7 @@ export class FrameReader {
     if (input.length - at < FRAME_HEADER_SIZE) return undefined;
     const length = (input[at]! << 16) | (input[at + 1]! << 8) | input[at + 2]!;
     const type = input[at + 3]!;
-    if (length > this.#maxFrameSize) {
-      throw new Http2ConnectionError(ERROR.FRAME_SIZE_ERROR, `received a ${frameTypeName(type)} frame of ${length} octets: expected at most ${this.#maxFrameSize} (SETTINGS_MAX_FRAME_SIZE)`);
-    }
+    if (length > this.#maxFrameSize) throw tooLarge(type, length, this.#maxFrameSize);
     const end = at + FRAME_HEADER_SIZE + length;
     if (input.length < end) return undefined;
     this.#at = end;
@@ -238,8 +236,12 @@ export class FrameReader {
     frame.bytes = input;
     frame.start = at + FRAME_HEADER_SIZE;
     frame.end = end;
-    this.#checkOrder(frame);
+    if (this.#expect === EXPECT.SETTINGS) this.#checkPrefaceSettings(frame);
+    if (this.#headerBlockStream !== 0 || type === FRAME.CONTINUATION) this.#checkContinuation(frame);
     parseFields(frame);
+    if (type === FRAME.HEADERS || type === FRAME.PUSH_PROMISE || type === FRAME.CONTINUATION) {
+      this.#headerBlockStream = (frame.flags & FLAG.END_HEADERS) === 0 ? frame.streamId : 0;
+    }
     return frame;
   }
 
@@ -256,91 +258,83 @@ export class FrameReader {
     return true;
   }
 
-  /** The rules of frame order: the preface's SETTINGS first (section 3.4), a header block's CONTINUATION frames right after it (section 6.10). */
-  #checkOrder(frame: ReadFrame): void {
-    if (this.#expect === EXPECT.SETTINGS) {
-      if (frame.type !== FRAME.SETTINGS || (frame.flags & FLAG.ACK) !== 0) {
-        throw new Http2ConnectionError(ERROR.PROTOCOL_ERROR, `received ${describe(frame)} first: expected the preface's SETTINGS frame (RFC 9113 section 3.4)`);
-      }
-      this.#expect = EXPECT.FRAMES;
+  /** A preface's SETTINGS comes first (section 3.4). */
+  #checkPrefaceSettings(frame: Frame): void {
+    if (frame.type !== FRAME.SETTINGS || (frame.flags & FLAG.ACK) !== 0) {
+      throw new Http2ConnectionError(ERROR.PROTOCOL_ERROR, `received ${describe(frame)} first: expected the preface's SETTINGS frame (RFC 9113 section 3.4)`);
     }
-    if (this.#headerBlockStream !== 0) {
-      if (frame.type !== FRAME.CONTINUATION || frame.streamId !== this.#headerBlockStream) {
-        throw new Http2ConnectionError(ERROR.PROTOCOL_ERROR, `received ${describe(frame)} inside the header block of stream ${this.#headerBlockStream}: expected its CONTINUATION (RFC 9113 section 6.10)`);
-      }
-    } else if (frame.type === FRAME.CONTINUATION) {
+    this.#expect = EXPECT.FRAMES;
+  }
+
+  /** A header block's CONTINUATION frames come right after it, on its stream, and nowhere else (section 6.10). */
+  #checkContinuation(frame: Frame): void {
+    if (this.#headerBlockStream === 0) {
       throw new Http2ConnectionError(ERROR.PROTOCOL_ERROR, `received ${describe(frame)} outside a header block: expected it only after HEADERS or PUSH_PROMISE without END_HEADERS (RFC 9113 section 6.10)`);
     }
-    if (frame.type === FRAME.HEADERS || frame.type === FRAME.PUSH_PROMISE || frame.type === FRAME.CONTINUATION) {
-      this.#headerBlockStream = (frame.flags & FLAG.END_HEADERS) === 0 ? frame.streamId : 0;
+    if (frame.type !== FRAME.CONTINUATION || frame.streamId !== this.#headerBlockStream) {
+      throw new Http2ConnectionError(ERROR.PROTOCOL_ERROR, `received ${describe(frame)} inside the header block of stream ${this.#headerBlockStream}: expected its CONTINUATION (RFC 9113 section 6.10)`);
     }
   }
 }
 
-function describe(frame: Frame): string {
-  return `a ${frameTypeName(frame.type)} frame on stream ${frame.streamId}`;
-}
-
-/** Checks a frame's length and stream for its type, and reads its fields (RFC 9113 section 6). */
+/**
+ * Checks a frame's stream and length for its type, and reads its fields (RFC 9113 section 6). The
+ * messages of what it throws are made by the functions after it, so that this one, run for every
+ * frame, stays short.
+ */
 function parseFields(frame: ReadFrame): void {
   frame.clearFields();
   switch (frame.type) {
     case FRAME.DATA:
-      requireStream(frame, "6.1");
-      unpad(frame, 0);
+      if (frame.streamId === 0) throw onStreamZero(frame, "6.1");
+      if ((frame.flags & FLAG.PADDED) !== 0) unpad(frame, 0);
       return;
     case FRAME.HEADERS:
-      return parseHeaders(frame);
+      if (frame.streamId === 0) throw onStreamZero(frame, "6.2");
+      if ((frame.flags & FLAG.PRIORITY) !== 0) readPriority(frame, unpad(frame, PRIORITY_SIZE));
+      else if ((frame.flags & FLAG.PADDED) !== 0) unpad(frame, 0);
+      return;
     case FRAME.PRIORITY:
-      requireStream(frame, "6.3");
+      if (frame.streamId === 0) throw onStreamZero(frame, "6.3");
       // RFC 9113 makes a PRIORITY frame of another length a stream error; its stream may be idle,
       // where RST_STREAM must not be sent (section 6.4), so a connection error, as Go's and nghttp2's
-      requireLength(frame, PRIORITY_SIZE, "6.3");
+      if (frame.length !== PRIORITY_SIZE) throw wrongLength(frame, PRIORITY_SIZE, "6.3");
       readPriority(frame, frame.start);
       frame.start = frame.end;
       return;
     case FRAME.RST_STREAM:
-      requireStream(frame, "6.4");
-      requireLength(frame, WORD_SIZE, "6.4");
+      if (frame.streamId === 0) throw onStreamZero(frame, "6.4");
+      if (frame.length !== WORD_SIZE) throw wrongLength(frame, WORD_SIZE, "6.4");
       frame.errorCode = frame.bytes.readUInt32BE(frame.start);
       frame.start = frame.end;
       return;
     case FRAME.SETTINGS:
       return parseSettings(frame);
-    case FRAME.PUSH_PROMISE: {
-      requireStream(frame, "6.6");
-      const fields = unpad(frame, WORD_SIZE);
-      frame.promisedStreamId = frame.bytes.readUInt32BE(fields) & MAX_STREAM_ID;
+    case FRAME.PUSH_PROMISE:
+      if (frame.streamId === 0) throw onStreamZero(frame, "6.6");
+      frame.promisedStreamId = frame.bytes.readUInt32BE(unpad(frame, WORD_SIZE)) & MAX_STREAM_ID;
       return;
-    }
     case FRAME.PING:
-      requireConnection(frame, "6.7");
-      requireLength(frame, PING_SIZE, "6.7");
+      if (frame.streamId !== 0) throw offStreamZero(frame, "6.7");
+      if (frame.length !== PING_SIZE) throw wrongLength(frame, PING_SIZE, "6.7");
       return;
     case FRAME.GOAWAY:
       return parseGoAway(frame);
     case FRAME.WINDOW_UPDATE:
-      requireLength(frame, WORD_SIZE, "6.9");
+      if (frame.length !== WORD_SIZE) throw wrongLength(frame, WORD_SIZE, "6.9");
       frame.increment = frame.bytes.readUInt32BE(frame.start) & MAX_WINDOW;
       frame.start = frame.end;
       return;
     case FRAME.CONTINUATION:
-      requireStream(frame, "6.10");
+      if (frame.streamId === 0) throw onStreamZero(frame, "6.10");
       return;
     default:
     // a type RFC 9113 does not define: read as it is, for the connection to ignore (section 4.1)
   }
 }
 
-function parseHeaders(frame: ReadFrame): void {
-  requireStream(frame, "6.2");
-  const hasPriority = (frame.flags & FLAG.PRIORITY) !== 0;
-  const fields = unpad(frame, hasPriority ? PRIORITY_SIZE : 0);
-  if (hasPriority) readPriority(frame, fields);
-}
-
 function parseSettings(frame: ReadFrame): void {
-  requireConnection(frame, "6.5");
+  if (frame.streamId !== 0) throw offStreamZero(frame, "6.5");
   if ((frame.flags & FLAG.ACK) !== 0) {
     if (frame.length !== 0) throw new Http2ConnectionError(ERROR.FRAME_SIZE_ERROR, `received a SETTINGS frame with ACK of ${frame.length} octets: expected an empty one (RFC 9113 section 6.5)`);
     return;
@@ -352,31 +346,13 @@ function parseSettings(frame: ReadFrame): void {
 }
 
 function parseGoAway(frame: ReadFrame): void {
-  requireConnection(frame, "6.8");
+  if (frame.streamId !== 0) throw offStreamZero(frame, "6.8");
   if (frame.length < GOAWAY_MIN_SIZE) {
     throw new Http2ConnectionError(ERROR.FRAME_SIZE_ERROR, `received a GOAWAY frame of ${frame.length} octets: expected at least ${GOAWAY_MIN_SIZE} (RFC 9113 section 6.8)`);
   }
   frame.lastStreamId = frame.bytes.readUInt32BE(frame.start) & MAX_STREAM_ID;
   frame.errorCode = frame.bytes.readUInt32BE(frame.start + WORD_SIZE);
   frame.start += GOAWAY_MIN_SIZE;
-}
-
-function requireStream(frame: Frame, section: string): void {
-  if (frame.streamId === 0) {
-    throw new Http2ConnectionError(ERROR.PROTOCOL_ERROR, `received a ${frameTypeName(frame.type)} frame on stream 0: expected it on a stream (RFC 9113 section ${section})`);
-  }
-}
-
-function requireConnection(frame: Frame, section: string): void {
-  if (frame.streamId !== 0) {
-    throw new Http2ConnectionError(ERROR.PROTOCOL_ERROR, `received ${describe(frame)}: expected it on stream 0, the connection's (RFC 9113 section ${section})`);
-  }
-}
-
-function requireLength(frame: Frame, expected: number, section: string): void {
-  if (frame.length !== expected) {
-    throw new Http2ConnectionError(ERROR.FRAME_SIZE_ERROR, `received a ${frameTypeName(frame.type)} frame of ${frame.length} octets: expected ${expected} (RFC 9113 section ${section})`);
-  }
 }
 
 /**
@@ -388,13 +364,9 @@ function requireLength(frame: Frame, expected: number, section: string): void {
 function unpad(frame: ReadFrame, fields: number): number {
   const padded = (frame.flags & FLAG.PADDED) !== 0;
   const before = (padded ? 1 : 0) + fields;
-  if (frame.length < before) {
-    throw new Http2ConnectionError(ERROR.FRAME_SIZE_ERROR, `received a ${frameTypeName(frame.type)} frame of ${frame.length} octets: expected at least ${before} for its ${padded ? "Pad Length and " : ""}fields (RFC 9113 section 4.2)`);
-  }
+  if (frame.length < before) throw tooShort(frame, before, padded);
   const padLength = padded ? frame.bytes[frame.start]! : 0;
-  if (padLength > frame.length - before) {
-    throw new Http2ConnectionError(ERROR.PROTOCOL_ERROR, `received a ${frameTypeName(frame.type)} frame with ${padLength} octets of padding and ${frame.length - before} after its fields: expected no more padding than that (RFC 9113 section 6.1)`);
-  }
+  if (padLength > frame.length - before) throw paddingTooLong(frame, padLength, frame.length - before);
   const fieldsAt = frame.start + (padded ? 1 : 0);
   frame.padLength = padLength;
   frame.start = fieldsAt + fields;
@@ -407,6 +379,34 @@ function readPriority(frame: ReadFrame, at: number): void {
   frame.dependency = word & MAX_STREAM_ID;
   frame.exclusive = word > MAX_STREAM_ID;
   frame.weight = frame.bytes[at + WORD_SIZE]! + 1;
+}
+
+function describe(frame: Frame): string {
+  return `a ${frameTypeName(frame.type)} frame on stream ${frame.streamId}`;
+}
+
+function tooLarge(type: number, length: number, maxFrameSize: number): Http2ConnectionError {
+  return new Http2ConnectionError(ERROR.FRAME_SIZE_ERROR, `received a ${frameTypeName(type)} frame of ${length} octets: expected at most ${maxFrameSize} (SETTINGS_MAX_FRAME_SIZE)`);
+}
+
+function onStreamZero(frame: Frame, section: string): Http2ConnectionError {
+  return new Http2ConnectionError(ERROR.PROTOCOL_ERROR, `received a ${frameTypeName(frame.type)} frame on stream 0: expected it on a stream (RFC 9113 section ${section})`);
+}
+
+function offStreamZero(frame: Frame, section: string): Http2ConnectionError {
+  return new Http2ConnectionError(ERROR.PROTOCOL_ERROR, `received ${describe(frame)}: expected it on stream 0, the connection's (RFC 9113 section ${section})`);
+}
+
+function wrongLength(frame: Frame, expected: number, section: string): Http2ConnectionError {
+  return new Http2ConnectionError(ERROR.FRAME_SIZE_ERROR, `received a ${frameTypeName(frame.type)} frame of ${frame.length} octets: expected ${expected} (RFC 9113 section ${section})`);
+}
+
+function tooShort(frame: Frame, least: number, padded: boolean): Http2ConnectionError {
+  return new Http2ConnectionError(ERROR.FRAME_SIZE_ERROR, `received a ${frameTypeName(frame.type)} frame of ${frame.length} octets: expected at least ${least} for its ${padded ? "Pad Length and " : ""}fields (RFC 9113 section 4.2)`);
+}
+
+function paddingTooLong(frame: Frame, padLength: number, left: number): Http2ConnectionError {
+  return new Http2ConnectionError(ERROR.PROTOCOL_ERROR, `received a ${frameTypeName(frame.type)} frame with ${padLength} octets of padding and ${left} after its fields: expected no more padding than that (RFC 9113 section 6.1)`);
 }
 
 /** What HEADERS writes beside its block: padding, a priority, and END_HEADERS unless CONTINUATION frames follow. */
@@ -443,43 +443,33 @@ export class FrameWriter {
 
   frame(type: number, flags: number, streamId: number, payload?: Buffer): void {
     const length = payload?.length ?? 0;
-    if (length > MAX_FRAME_SIZE_LIMIT) throw new RangeError(`a frame of ${length} octets: a frame's header states at most ${MAX_FRAME_SIZE_LIMIT}`);
-    if (!(streamId >= 0 && streamId <= MAX_STREAM_ID)) throw new RangeError(`a frame on stream ${streamId}: streams are 0 to ${MAX_STREAM_ID}`);
-    if (this.#size === 0) this.onFirstQueued?.();
-    this.#headers.push(type, flags, streamId);
-    this.#payloads.push(payload);
-    this.#size += FRAME_HEADER_SIZE + length;
+    if (length > MAX_FRAME_SIZE_LIMIT || !(streamId >= 0 && streamId <= MAX_STREAM_ID)) throw unwritable(type, streamId, length, MAX_FRAME_SIZE_LIMIT);
+    this.#queue(type, flags, streamId, payload, length);
   }
 
   data(streamId: number, data: Buffer, endStream: boolean, padLength?: number): void {
-    checkStream(FRAME.DATA, streamId);
-    const flags = endStream ? FLAG.END_STREAM : 0;
-    if (padLength === undefined) this.#checked(FRAME.DATA, flags, streamId, data);
-    else this.#checked(FRAME.DATA, flags | FLAG.PADDED, streamId, padded(data, padLength, undefined));
+    const flags = (endStream ? FLAG.END_STREAM : 0) | (padLength === undefined ? 0 : FLAG.PADDED);
+    this.#onStream(FRAME.DATA, flags, streamId, padLength === undefined ? data : padded(data, padLength, undefined));
   }
 
   headers(streamId: number, block: Buffer, endStream: boolean, options?: HeadersOptions): void {
-    checkStream(FRAME.HEADERS, streamId);
     let flags = (endStream ? FLAG.END_STREAM : 0) | (options?.endHeaders === false ? 0 : FLAG.END_HEADERS);
-    if (options?.padLength === undefined && options?.priority === undefined) return this.#checked(FRAME.HEADERS, flags, streamId, block);
+    if (options?.padLength === undefined && options?.priority === undefined) return this.#onStream(FRAME.HEADERS, flags, streamId, block);
     if (options.padLength !== undefined) flags |= FLAG.PADDED;
     if (options.priority !== undefined) flags |= FLAG.PRIORITY;
-    this.#checked(FRAME.HEADERS, flags, streamId, padded(block, options.padLength, options.priority));
+    this.#onStream(FRAME.HEADERS, flags, streamId, padded(block, options.padLength, options.priority));
   }
 
   continuation(streamId: number, fragment: Buffer, endHeaders: boolean): void {
-    checkStream(FRAME.CONTINUATION, streamId);
-    this.#checked(FRAME.CONTINUATION, endHeaders ? FLAG.END_HEADERS : 0, streamId, fragment);
+    this.#onStream(FRAME.CONTINUATION, endHeaders ? FLAG.END_HEADERS : 0, streamId, fragment);
   }
 
   priority(streamId: number, priority: Priority): void {
-    checkStream(FRAME.PRIORITY, streamId);
-    this.frame(FRAME.PRIORITY, 0, streamId, priorityFields(priority));
+    this.#onStream(FRAME.PRIORITY, 0, streamId, priorityFields(priority));
   }
 
   rstStream(streamId: number, errorCode: number): void {
-    checkStream(FRAME.RST_STREAM, streamId);
-    this.frame(FRAME.RST_STREAM, 0, streamId, word(errorCode));
+    this.#onStream(FRAME.RST_STREAM, 0, streamId, word(errorCode));
   }
 
   settings(settings: ReadonlyArray<Setting>): void {
@@ -540,15 +530,26 @@ export class FrameWriter {
     return bytes;
   }
 
-  /** A frame whose payload must fit the peer's SETTINGS_MAX_FRAME_SIZE. */
-  #checked(type: number, flags: number, streamId: number, payload: Buffer): void {
-    if (payload.length > this.maxFrameSize) throw new RangeError(`a ${frameTypeName(type)} frame of ${payload.length} octets: the peer takes at most ${this.maxFrameSize}`);
-    this.frame(type, flags, streamId, payload);
+  /** A frame that belongs on a stream, its payload within the peer's SETTINGS_MAX_FRAME_SIZE. */
+  #onStream(type: number, flags: number, streamId: number, payload: Buffer): void {
+    if (!(streamId > 0 && streamId <= MAX_STREAM_ID) || payload.length > this.maxFrameSize) throw unwritable(type, streamId, payload.length, this.maxFrameSize);
+    this.#queue(type, flags, streamId, payload, payload.length);
+  }
+
+  #queue(type: number, flags: number, streamId: number, payload: Buffer | undefined, length: number): void {
+    if (this.#size === 0) this.onFirstQueued?.();
+    this.#headers.push(type, flags, streamId);
+    this.#payloads.push(payload);
+    this.#size += FRAME_HEADER_SIZE + length;
   }
 }
 
-function checkStream(type: number, streamId: number): void {
-  if (streamId === 0) throw new RangeError(`a ${frameTypeName(type)} frame on stream 0: it belongs on a stream`);
+/** Why a frame cannot be written: its stream, or its length against `maxLength`. */
+function unwritable(type: number, streamId: number, length: number, maxLength: number): RangeError {
+  const name = frameTypeName(type);
+  if (!(streamId >= 0 && streamId <= MAX_STREAM_ID)) return new RangeError(`a ${name} frame on stream ${streamId}: streams are 0 to ${MAX_STREAM_ID}`);
+  if (streamId === 0) return new RangeError(`a ${name} frame on stream 0: it belongs on a stream`);
+  return new RangeError(`a ${name} frame of ${length} octets: expected at most ${maxLength}`);
 }
 
 function word(value: number): Buffer {

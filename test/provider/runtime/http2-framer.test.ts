@@ -285,11 +285,12 @@ describe("the HTTP/2 framer", () => {
     ["RST_STREAM on stream 0", (writer) => writer.rstStream(0, ERROR.CANCEL), "a RST_STREAM frame on stream 0"],
     ["a WINDOW_UPDATE of 0", (writer) => writer.windowUpdate(1, 0), "a WINDOW_UPDATE of 0: increments are 1 to 2147483647"],
     ["a WINDOW_UPDATE of 2^31", (writer) => writer.windowUpdate(0, 2 ** 31), "a WINDOW_UPDATE of 2147483648"],
-    ["DATA larger than the peer's SETTINGS_MAX_FRAME_SIZE", (writer) => writer.data(1, Buffer.alloc(16_385), false), "a DATA frame of 16385 octets: the peer takes at most 16384"],
+    ["DATA larger than the peer's SETTINGS_MAX_FRAME_SIZE", (writer) => writer.data(1, Buffer.alloc(16_385), false), "a DATA frame of 16385 octets: expected at most 16384"],
     ["a PING of 7 octets", (writer) => writer.ping(Buffer.alloc(7), false), "a PING of 7 octets"],
     ["256 octets of padding", (writer) => writer.data(1, Buffer.alloc(1), false, 256), "padding of 256 octets"],
     ["a priority of weight 0", (writer) => writer.priority(1, { dependency: 0, exclusive: false, weight: 0 }), "a priority of weight 0"],
-    ["a stream beyond 31 bits", (writer) => writer.frame(FRAME.DATA, 0, 2 ** 31, undefined), "a frame on stream 2147483648"],
+    ["a stream beyond 31 bits", (writer) => writer.frame(FRAME.DATA, 0, 2 ** 31, undefined), "a DATA frame on stream 2147483648: streams are 0 to 2147483647"],
+    ["a frame longer than a header can state", (writer) => writer.frame(0xfa, 0, 1, Buffer.alloc(2 ** 24)), "a type 0xfa frame of 16777216 octets: expected at most 16777215"],
   ])("refuses to write %s", (_name, write, message) => {
     expect(() => write(new FrameWriter())).toThrow(message);
   });
