@@ -3,14 +3,12 @@ import type { AddressInfo, Server as NetServer, Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { serveConnection, type GrpcConnection, type GrpcMethod, type OnMethodError } from "./grpc-connection.js";
+import { serveConnection, type GrpcConnection, type GrpcConnectionOptions, type GrpcMethod } from "./grpc-connection.js";
 
-/** Where the server listens and how: TLS that accepts exactly the client certificate given, or none. */
-export interface GrpcServerOptions {
+/** Where the server listens and how (TLS that accepts exactly the client certificate given, or none), and what each connection takes. */
+export interface GrpcServerOptions extends GrpcConnectionOptions {
   /** The server's key and certificate (PEM), and the one client certificate it accepts (DER). */
   readonly tls?: { readonly key: string; readonly certificate: string; readonly clientCertificateDer: Buffer };
-  /** Called with a method's error before it is answered INTERNAL. */
-  readonly onError?: OnMethodError;
   /**
    * `unix`: a socket in a directory of its own (0700) under `socketDirectory`, as go-plugin's own
    * servers listen on Linux and macOS; `tcp`: 127.0.0.1 on a free port (what go-plugin does on
@@ -151,7 +149,7 @@ function listenOn(listener: NetServer, where: { readonly path: string } | { read
 /** What serves an accepted connection: TLS's handshake first when the server has a certificate, then gRPC on it. */
 function connectionServer(methods: ReadonlyMap<string, GrpcMethod>, options: GrpcServerOptions, connections: Set<GrpcConnection>): (socket: Socket) => void {
   const serveGrpc = (socket: Socket | TLSSocket) => {
-    const connection = serveConnection(socket, methods, options.onError);
+    const connection = serveConnection(socket, methods, options);
     connections.add(connection);
     socket.once("close", () => connections.delete(connection));
   };

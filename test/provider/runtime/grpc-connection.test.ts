@@ -1,9 +1,10 @@
 import { connect, constants, type ClientHttp2Session } from "node:http2";
-import { connect as connectTcp } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { GRPC_STATUS, GrpcError, type GrpcMethod } from "../../../src/provider/runtime/grpc-connection.js";
 import { encodeHeaders, HpackDecoder } from "../../../src/provider/runtime/hpack.js";
 import { startGrpcServer, type GrpcServer } from "../../../src/provider/runtime/grpc-server.js";
+import { FLAG, FRAME, SETTING } from "../../../src/provider/runtime/http2-framer.js";
+import { RawClient } from "./raw-http2-client.js";
 
 /**
  * The server's HTTP/2 and gRPC framing against node:http2's client (nghttp2: its own HPACK encoder,
@@ -141,6 +142,18 @@ describe("the gRPC server's HTTP/2", () => {
     expect(message).toBe(`${"é".repeat(900)}…`);
   });
 
+  it("answers a status message with a lone surrogate, or cut inside a surrogate pair, with U+FFFD in its place", async () => {
+    const session = await serve(
+      new Map<string, GrpcMethod>([
+        ["/test.Service/Lone", { kind: "unary", answer: () => Promise.reject(new GrpcError(GRPC_STATUS.INVALID_ARGUMENT, "broken \uD800 text")) }],
+        ["/test.Service/Pairs", { kind: "unary", answer: () => Promise.reject(new GrpcError(GRPC_STATUS.INVALID_ARGUMENT, `a${"😀".repeat(5_000)}`)) }],
+      ]),
+    );
+    expect(statusOf(await call(session, "/test.Service/Lone", framed(Buffer.from("x"))))).toEqual({ code: GRPC_STATUS.INVALID_ARGUMENT, message: "broken \uFFFD text" });
+    // 900 UTF-16 code units kept: "a", 449 pairs, and the high half of the 450th
+    expect(statusOf(await call(session, "/test.Service/Pairs", framed(Buffer.from("x")))).message).toBe(`a${"😀".repeat(449)}\uFFFD…`);
+  });
+
   it("holds a stream open with its headers, and ends it with status OK when the server closes", async () => {
     let messages = 0;
     const session = await serve(new Map<string, GrpcMethod>([["/test.Service/Hold", { kind: "held", onMessage: () => messages++ }]]));
@@ -182,155 +195,75 @@ describe("the gRPC server's HTTP/2", () => {
     expect(errors).toEqual([]);
   });
 
-  it("refuses a connection that does not start with HTTP/2's preface: GOAWAY with PROTOCOL_ERROR, then the end", async () => {
-    await serve(new Map([["/test.Service/Echo", echo]]));
-    const address = server!.address;
-    if (address.network !== "tcp") throw new Error("expected a TCP address");
-    const socket = connectTcp(address.port, "127.0.0.1");
-    const received: Buffer[] = [];
-    socket.on("data", (chunk: Buffer) => received.push(chunk));
-    socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
-    await new Promise((resolve) => socket.once("close", resolve));
-    const bytes = Buffer.concat(received);
-    // the server's SETTINGS and WINDOW_UPDATE, then GOAWAY (type 7) with the error code 1
-    let at = 0;
-    const types: number[] = [];
-    while (at + 9 <= bytes.length) {
-      const length = bytes.readUIntBE(at, 3);
-      types.push(bytes[at + 3]!);
-      if (bytes[at + 3] === 7) expect(bytes.readUInt32BE(at + 9 + 4)).toBe(1);
-      at += 9 + length;
-    }
-    expect(types).toEqual([4, 8, 7]);
-  });
-
   it("sends no more DATA than the client's windows allow, and gives back the window of what it received", async () => {
     await serve(new Map<string, GrpcMethod>([["/test.Service/Answer", { kind: "unary", answer: async (request) => Buffer.alloc(request.length / 40, 1) }]]));
-    const client = await RawClient.connect(server!);
     // a stream window of 100 octets: the answer's 1,005 framed octets must wait for WINDOW_UPDATE
-    client.send(4, 0, 0, setting(4, 100));
-    client.send(1, 0x4, 1, encodeHeaders([[":method", "POST"], [":path", "/test.Service/Answer"], ["content-type", "application/grpc"]]));
+    const client = await RawClient.connect(server!, { settings: [{ identifier: SETTING.INITIAL_WINDOW_SIZE, value: 100 }] });
     const request = framed(Buffer.alloc(40_000, 2));
-    client.send(0, 0, 1, request.subarray(0, 16_000));
-    client.send(0, 0, 1, request.subarray(16_000, 32_000));
-    client.send(0, 0, 1, request.subarray(32_000, 36_000));
+    client.send((writer) => {
+      writer.headers(1, encodeHeaders([[":method", "POST"], [":path", "/test.Service/Answer"], ["content-type", "application/grpc"]]), false);
+      writer.data(1, request.subarray(0, 16_000), false);
+      writer.data(1, request.subarray(16_000, 32_000), false);
+      writer.data(1, request.subarray(32_000, 36_000), false);
+    });
     // the server gives back what the stream received once half of HTTP/2's initial window is used
-    const update = await client.frame((frame) => frame.type === 8 && frame.streamId === 1);
-    expect(update.payload.readUInt32BE(0)).toBe(36_000);
-    client.send(0, 0x1, 1, request.subarray(36_000));
-    await client.frame((frame) => frame.type === 1 && frame.streamId === 1);
-    const first = await client.frame((frame) => frame.type === 0 && frame.streamId === 1);
+    const update = await client.frame((frame) => frame.type === FRAME.WINDOW_UPDATE && frame.streamId === 1);
+    expect(update.increment).toBe(36_000);
+    client.send((writer) => writer.data(1, request.subarray(36_000), true));
+    await client.frame((frame) => frame.type === FRAME.HEADERS && frame.streamId === 1);
+    const first = await client.frame((frame) => frame.type === FRAME.DATA && frame.streamId === 1);
     expect(first.payload.length).toBe(100);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(client.frames.filter((frame) => frame.type === 0 && frame.streamId === 1)).toHaveLength(1);
-    client.send(8, 0, 1, uint32(2_000));
-    const trailers = await client.frame((frame) => frame.type === 1 && frame.streamId === 1 && (frame.flags & 0x1) !== 0);
-    const data = client.frames.filter((frame) => frame.type === 0 && frame.streamId === 1).map((frame) => frame.payload);
+    expect(client.frames.filter((frame) => frame.type === FRAME.DATA && frame.streamId === 1)).toHaveLength(1);
+    client.send((writer) => writer.windowUpdate(1, 2_000));
+    const trailers = await client.frame((frame) => frame.type === FRAME.HEADERS && frame.streamId === 1 && (frame.flags & FLAG.END_STREAM) !== 0);
+    const data = client.frames.filter((frame) => frame.type === FRAME.DATA && frame.streamId === 1).map((frame) => frame.payload);
     expect(Buffer.concat(data).length).toBe(5 + 1_000);
     expect(new HpackDecoder().decode(trailers.payload)).toEqual([["grpc-status", "0"]]);
     client.close();
   });
 
-  it("refuses a header block that CONTINUATION frames make larger than 64 KiB: GOAWAY with ENHANCE_YOUR_CALM", async () => {
+  it("sends DATA frames as large as the client's SETTINGS_MAX_FRAME_SIZE allows", async () => {
+    await serve(new Map<string, GrpcMethod>([["/test.Service/Big", { kind: "unary", answer: async () => Buffer.alloc(50_000, 3) }]]));
+    const client = await RawClient.connect(server!, { settings: [{ identifier: SETTING.MAX_FRAME_SIZE, value: 20_000 }] });
+    client.send((writer) => {
+      writer.headers(1, encodeHeaders([[":method", "POST"], [":path", "/test.Service/Big"]]), false);
+      writer.data(1, framed(Buffer.from("x")), true);
+    });
+    await client.frame((frame) => frame.type === FRAME.HEADERS && frame.streamId === 1 && (frame.flags & FLAG.END_STREAM) !== 0);
+    const sizes = client.frames.filter((frame) => frame.type === FRAME.DATA).map((frame) => frame.payload.length);
+    // the stream's window is HTTP/2's default, 65,535 octets: all 50,005 fit
+    expect(sizes).toEqual([20_000, 20_000, 10_005]);
+    client.close();
+  });
+
+  it("announces its settings and opens the connection's window before anything else", async () => {
     await serve(new Map([["/test.Service/Echo", echo]]));
     const client = await RawClient.connect(server!);
-    client.send(1, 0, 1, encodeHeaders([[":method", "POST"], [":path", "/test.Service/Echo"]]));
-    for (let index = 0; index < 5; index++) client.send(9, 0, 1, Buffer.alloc(16_000, 0x41));
-    const goAway = await client.frame((frame) => frame.type === 7);
-    expect(goAway.payload.readUInt32BE(4)).toBe(11);
+    await client.roundTrip();
+    const [settings, window] = client.frames;
+    expect(settings?.type).toBe(FRAME.SETTINGS);
+    expect(settings?.settings).toEqual([
+      { identifier: SETTING.MAX_CONCURRENT_STREAMS, value: 1_000 },
+      { identifier: SETTING.INITIAL_WINDOW_SIZE, value: 4 * 1024 * 1024 },
+    ]);
+    expect([window?.type, window?.streamId, window?.increment]).toEqual([FRAME.WINDOW_UPDATE, 0, 4 * 1024 * 1024 - 65_535]);
     client.close();
   });
 
   it("answers PING with its ACK, and SETTINGS with an ACK", async () => {
     await serve(new Map([["/test.Service/Echo", echo]]));
     const client = await RawClient.connect(server!);
-    client.send(4, 0, 0, setting(5, 32_768));
-    client.send(6, 0, 0, Buffer.from("12345678"));
-    const pong = await client.frame((frame) => frame.type === 6);
+    client.send((writer) => {
+      writer.settings([{ identifier: SETTING.MAX_FRAME_SIZE, value: 32_768 }]);
+      writer.ping(Buffer.from("12345678"), false);
+    });
+    const pong = await client.frame((frame) => frame.type === FRAME.PING);
     expect(pong.payload.toString()).toBe("12345678");
-    expect(pong.flags).toBe(0x1);
+    expect(pong.flags).toBe(FLAG.ACK);
     // the empty SETTINGS of the client's preface and the one after it, each acknowledged
-    await client.frame((frame) => frame.type === 4 && frame.flags === 0x1);
-    await client.frame((frame) => frame.type === 4 && frame.flags === 0x1);
+    await client.frame((frame) => frame.type === FRAME.SETTINGS && frame.flags === FLAG.ACK);
+    await client.frame((frame) => frame.type === FRAME.SETTINGS && frame.flags === FLAG.ACK);
     client.close();
   });
 });
-
-function setting(identifier: number, value: number): Buffer {
-  const payload = Buffer.alloc(6);
-  payload.writeUInt16BE(identifier, 0);
-  payload.writeUInt32BE(value, 2);
-  return payload;
-}
-
-function uint32(value: number): Buffer {
-  const payload = Buffer.alloc(4);
-  payload.writeUInt32BE(value, 0);
-  return payload;
-}
-
-interface Frame {
-  readonly type: number;
-  readonly flags: number;
-  readonly streamId: number;
-  readonly payload: Buffer;
-}
-
-/** An HTTP/2 client of bare frames over TCP: what it sends and when, to the octet. */
-class RawClient {
-  readonly frames: Frame[] = [];
-  #input = Buffer.alloc(0);
-  #waiting: Array<() => void> = [];
-
-  private constructor(private readonly socket: ReturnType<typeof connectTcp>) {
-    socket.on("data", (chunk: Buffer) => {
-      this.#input = Buffer.concat([this.#input, chunk]);
-      while (this.#input.length >= 9 && this.#input.length >= 9 + this.#input.readUIntBE(0, 3)) {
-        const length = this.#input.readUIntBE(0, 3);
-        this.frames.push({ type: this.#input[3]!, flags: this.#input[4]!, streamId: this.#input.readUInt32BE(5) & 0x7fffffff, payload: Buffer.from(this.#input.subarray(9, 9 + length)) });
-        this.#input = this.#input.subarray(9 + length);
-      }
-      for (const wake of this.#waiting.splice(0)) wake();
-    });
-  }
-
-  static async connect(target: GrpcServer): Promise<RawClient> {
-    const address = target.address;
-    if (address.network !== "tcp") throw new Error("expected a TCP address");
-    const socket = connectTcp(address.port, "127.0.0.1");
-    await new Promise((resolve) => socket.once("connect", resolve));
-    socket.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n");
-    const client = new RawClient(socket);
-    client.send(4, 0, 0, Buffer.alloc(0));
-    return client;
-  }
-
-  send(type: number, flags: number, streamId: number, payload: Buffer): void {
-    const header = Buffer.alloc(9);
-    header.writeUIntBE(payload.length, 0, 3);
-    header[3] = type;
-    header[4] = flags;
-    header.writeUInt32BE(streamId, 5);
-    this.socket.write(Buffer.concat([header, payload]));
-  }
-
-  /** The first frame received (now or later) that `matches`, each frame given once. */
-  async frame(matches: (frame: Frame) => boolean): Promise<Frame> {
-    const taken = new Set<Frame>();
-    for (;;) {
-      const found = this.frames.find((frame) => matches(frame) && !RawClient.#taken.has(frame) && !taken.has(frame));
-      if (found !== undefined) {
-        RawClient.#taken.add(found);
-        return found;
-      }
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    }
-  }
-
-  static readonly #taken = new WeakSet<Frame>();
-
-  close(): void {
-    this.socket.destroy();
-  }
-}
-
