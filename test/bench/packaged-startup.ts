@@ -11,9 +11,10 @@ import { handshakeMs } from "./handshake.js";
  * The handshake (start to go-plugin's line on stdout, as terraform starts a provider) of converge's
  * provider in each form, in rounds of one start of each (RUNS rounds): the development wrapper's
  * Node.js on the compiled provider, Bun on the release's bundle, and single executables of that
- * bundle built here: the release's flags without `--bytecode`, and with Bun's x64 build that needs
- * AVX2 instead of the baseline build the release takes; then the release's own executable. Each
- * flag the release chose is measured here against its absence (docs/manual/benchmarks.md).
+ * bundle built here: the release's flags without `--bytecode`, without `--bytecode-order`, and with
+ * Bun's x64 build that needs AVX2 instead of the baseline build the release takes; then the
+ * release's own executable. Each flag the release chose is measured here against its absence
+ * (docs/manual/benchmarks.md).
  * `node dist/test/bench/packaged-startup.js RELEASE_DIR [RUNS]` after `converge provider package --out RELEASE_DIR`.
  */
 const ROOT = resolve(import.meta.dirname, "../../..");
@@ -21,6 +22,7 @@ const releaseDir = resolve(process.argv[2] ?? join(ROOT, "dist/release"));
 const runs = Number(process.argv[3] ?? 20);
 const executable = join(releaseDir, "executables/linux_amd64/terraform-provider-converge_v0.1.0");
 const bundle = join(releaseDir, "build/terraform-provider-converge.cjs");
+const order = join(releaseDir, "build/terraform-provider-converge.order");
 if (!existsSync(executable) || !existsSync(bundle)) throw new Error(`no release in ${releaseDir}: expected ${executable} and ${bundle} (converge provider package --out ${releaseDir})`);
 
 /** Bun's x64 build that needs AVX2 (the release takes the baseline build: release-platform.ts). */
@@ -54,14 +56,16 @@ try {
   const plain = spawnSync(bun, ["build", "--compile", "--format=cjs", "--no-compile-autoload-dotenv", "--no-compile-autoload-bunfig", `--outfile=${withoutBytecode}`, bundle], { encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: scratch } });
   if (plain.status !== 0) throw new Error(`bun build without --bytecode exited ${plain.status}: ${plain.stderr}`);
   const avx2Bun = bunBinary(AVX2_LINUX, releaseCacheDir());
-  const avx2 = buildBunExecutable({ builder: bun, target: avx2Bun, platform: AVX2_LINUX, bundle, output: join(scratch, "avx2") });
+  const avx2 = buildBunExecutable({ builder: bun, target: avx2Bun, platform: AVX2_LINUX, bundle, output: join(scratch, "avx2"), bytecodeOrder: order });
+  const unordered = buildBunExecutable({ builder: bun, target: bun, platform, bundle, output: join(scratch, "unordered") });
   await measureInterleaved([
     { what: "Bun printing a line (the runtime's floor)", command: bun, args: ["-e", "console.log(1)"] },
     { what: "development wrapper: this Node.js on dist/src/provider/main.js", command: process.execPath, args: [join(ROOT, "dist/src/provider/main.js")] },
     { what: "Bun on the release's bundle", command: bun, args: [bundle] },
     { what: "single executable without --bytecode", command: withoutBytecode },
+    { what: "single executable without --bytecode-order", command: unordered.file },
     { what: "single executable of Bun's AVX2 build (x64, not baseline)", command: avx2.file },
-    { what: "the release's single executable (baseline, --bytecode)", command: executable },
+    { what: "the release's single executable (baseline, --bytecode, --bytecode-order)", command: executable },
   ]);
 } finally {
   rmSync(scratch, { recursive: true, force: true });

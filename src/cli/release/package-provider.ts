@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 
 import { bundleCli, CHECKOUT_COMMAND_MODULES } from "./cli-bundle.js";
@@ -9,6 +9,7 @@ import { packageHashV1, sha256Hex, zipHash } from "./provider-hashes.js";
 import { CLI_ZIP_PREFIX, cliExecutableName, cliZipName, executableName, manifestName, PROVIDER_TYPE, releaseZipName, sha256SumsName } from "./release-names.js";
 import { bunBinary } from "./bun-build.js";
 import { buildBunExecutable } from "./bun-executable.js";
+import { trainBytecodeOrder } from "./bytecode-order.js";
 import { BUN_VERSION, RELEASE_PLATFORMS, type ReleasePlatform } from "./release-platform.js";
 import { writeReleaseZip } from "./release-zip.js";
 
@@ -97,16 +98,18 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
   const bundle = await bundleProvider({ entry: options.entry, packageRoot: options.packageRoot, outFile: join(buildDir, "terraform-provider-converge.cjs") });
   const cliBundle = await bundleCli({ entry: options.cliEntry, packageRoot: options.packageRoot, outFile: join(buildDir, "converge.cjs"), version: options.version });
   const builder = bunBinary(builderPlatform, options.cacheDir);
+  const orders = await bytecodeOrders({ builder, platform: builderPlatform, buildDir, bundle: bundle.file, cliBundle: cliBundle.file, version: options.version, packageRoot: options.packageRoot });
 
   const platforms: PackagedPlatform[] = [];
   for (const platform of options.platforms) {
     const target = bunBinary(platform, options.cacheDir);
     const executableDir = join(outDir, "executables", platform.name);
     mkdirSync(executableDir, { recursive: true });
-    const build = (bundleFile: string, name: string, leftOut?: ReadonlyArray<string>) => buildBunExecutable({ builder, target, platform, bundle: bundleFile, output: join(executableDir, name), leftOut });
+    const build = (bundleFile: string, name: string, bytecodeOrder: string, leftOut?: ReadonlyArray<string>) =>
+      buildBunExecutable({ builder, target, platform, bundle: bundleFile, output: join(executableDir, name), leftOut, bytecodeOrder });
 
     const name = executableName(options.version, platform.executableSuffix);
-    const executable = build(bundle.file, name);
+    const executable = build(bundle.file, name, orders.provider);
     const verified = platform.name === options.hostPlatform ? await assertHandshake(executable.file) : false;
     const zip = join(outDir, releaseZipName(options.version, platform.name));
     await writeReleaseZip({ executable: executable.file, name, output: zip, epoch: options.sourceDateEpoch });
@@ -114,7 +117,7 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
     const hashes = [packageHashV1([{ name, data: readFileSync(executable.file) }]), zipHash(archive)];
 
     const cliName = cliExecutableName(platform.executableSuffix);
-    const cliExecutable = build(cliBundle.file, cliName, CHECKOUT_COMMAND_MODULES);
+    const cliExecutable = build(cliBundle.file, cliName, orders.cli, CHECKOUT_COMMAND_MODULES);
     const cliVerified = platform.name === options.hostPlatform ? assertCliVersion(cliExecutable.file, options.version) : false;
     const cliZip = join(outDir, cliZipName(options.version, platform.name));
     await writeReleaseZip({ executable: cliExecutable.file, name: cliName, output: cliZip, epoch: options.sourceDateEpoch });
@@ -131,6 +134,66 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
   const signature = options.signWith === undefined ? undefined : signDetached(sha256Sums, options.signWith);
   const mirrors = writeMirrorLayouts({ outDir, version: options.version, archives: platforms.map((platform) => ({ platform: platform.platform, zip: platform.zip, hashes: platform.hashes })) });
   return { version: options.version, outDir, bunVersion: BUN_VERSION, bundle, cliBundle, sourceDateEpoch: options.sourceDateEpoch, platforms, sha256Sums, manifest, signature, mirrors };
+}
+
+/**
+ * How long the provider runs after its handshake line while its bytecode order is recorded: three
+ * periods of its check that terraform is still there (a timer of 500 ms, runtime/parent-watch.ts),
+ * so that the check has run by the time it is told to stop, however loaded the machine.
+ */
+const PARENT_WATCH_SETTLE_MS = 1_500;
+
+/** What terraform sets for a provider it starts: go-plugin's magic cookie and the protocol it speaks. */
+const AS_TERRAFORM_STARTS_IT = { TF_PLUGIN_MAGIC_COOKIE: "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2", PLUGIN_PROTOCOL_VERSIONS: "6" };
+
+/**
+ * A certificate for terraform's side of the handshake while the provider's bytecode order is
+ * recorded: the provider then runs the path it runs under terraform (its mutual TLS made ready).
+ * Its key was not kept; nothing connects with it.
+ */
+const TRAINING_CLIENT_CERTIFICATE = `-----BEGIN CERTIFICATE-----
+MIIBxzCCAW2gAwIBAgIUdGIzV7SwW+d8zUR91hor9N3jfj0wCgYIKoZIzj0EAwIw
+ODEiMCAGA1UECgwZY29udmVyZ2UtcmVsZWFzZS10cmFpbmluZzESMBAGA1UEAwwJ
+bG9jYWxob3N0MCAXDTI2MTEyODEwMzAwNVoYDzIxMjYxMTA0MTAzMDA1WjA4MSIw
+IAYDVQQKDBljb252ZXJnZS1yZWxlYXNlLXRyYWluaW5nMRIwEAYDVQQDDAlsb2Nh
+bGhvc3QwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAARrSkUyRhglHObododCsI/T
+q5/zeENrz0uA9O1tw3mlWgYB6Rg8BSmrwBzf9G//J0ZOUjii7hUQIsPMyNQh0Y0X
+o1MwUTAdBgNVHQ4EFgQUwYIHVhK/SJ/mlar877wTJlcQ7mcwHwYDVR0jBBgwFoAU
+wYIHVhK/SJ/mlar877wTJlcQ7mcwDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQD
+AgNIADBFAiEA/B0gYgZGt4quuCUsrthmc+LgiaQpHayrjkg/rEafpQQCICUOzaP1
+6pQioyc31YJIB01AHhvPA3ray+oUKCDh2RSl
+-----END CERTIFICATE-----
+`;
+
+/**
+ * The bytecode orders of the provider and of the CLI (bytecode-order.ts), recorded by executables of
+ * this machine's platform built without one, written beside the bundles
+ * (`build/terraform-provider-converge.order`, `build/converge.order`): the provider as terraform
+ * starts it, up to its handshake line (what every process terraform starts runs); the CLI's
+ * `--version`, `--help` and `validate` of the repository's examples (its start and the loading of
+ * documents). Those runs are deterministic, so the orders are the same from build to build. Every
+ * platform's executables are laid out by them (the same bundle: the same functions).
+ */
+async function bytecodeOrders(options: { readonly builder: string; readonly platform: ReleasePlatform; readonly buildDir: string; readonly bundle: string; readonly cliBundle: string; readonly version: string; readonly packageRoot: string }): Promise<{ readonly provider: string; readonly cli: string }> {
+  const trainees = mkdtempSync(join(options.buildDir, ".trainees-"));
+  try {
+    const trainee = (bundle: string, name: string, leftOut?: ReadonlyArray<string>) =>
+      buildBunExecutable({ builder: options.builder, target: options.builder, platform: options.platform, bundle, output: join(trainees, name), leftOut }).file;
+    const provider = join(options.buildDir, "terraform-provider-converge.order");
+    await trainBytecodeOrder(trainee(options.bundle, executableName(options.version, options.platform.executableSuffix)), [
+      { args: [], env: { ...AS_TERRAFORM_STARTS_IT, PLUGIN_CLIENT_CERT: TRAINING_CLIENT_CERTIFICATE }, stopAfterFirstLineMs: PARENT_WATCH_SETTLE_MS },
+    ], provider);
+    const cli = join(options.buildDir, "converge.order");
+    const examples = join(options.packageRoot, "examples", "desired-state");
+    await trainBytecodeOrder(trainee(options.cliBundle, cliExecutableName(options.platform.executableSuffix), CHECKOUT_COMMAND_MODULES), [
+      { args: ["--version"] },
+      { args: ["--help"] },
+      { args: ["validate", "-f", examples], env: { NO_COLOR: "1" } },
+    ], cli);
+    return { provider, cli };
+  } finally {
+    rmSync(trainees, { recursive: true, force: true });
+  }
 }
 
 /** Runs the CLI's executable with `--version` and throws with what it printed unless it printed `version`. */
@@ -163,7 +226,7 @@ function signDetached(file: string, key: string): string {
 async function assertHandshake(executable: string): Promise<true> {
   return await new Promise<true>((resolveCheck, reject) => {
     const child = spawn(executable, [], {
-      env: { PATH: process.env.PATH ?? "", TF_PLUGIN_MAGIC_COOKIE: "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2", PLUGIN_PROTOCOL_VERSIONS: "6" },
+      env: { PATH: process.env.PATH ?? "", ...AS_TERRAFORM_STARTS_IT },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";

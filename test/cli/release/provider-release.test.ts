@@ -139,11 +139,12 @@ describe("converge provider package", () => {
     expect(readFileSync(again).equals(zip)).toBe(true);
   }, PACKAGE_TIMEOUT_MS);
 
-  it("builds the same executable from the same bundle, byte for byte, in two directories, as the release's own, leaving nothing of the build beside it", async () => {
+  it("builds the same executable from the same bundle and bytecode order, byte for byte, in two directories, as the release's own, leaving nothing of the build beside it", async () => {
     const platform = RELEASE_PLATFORMS[0]!;
     const bun = bunBinary(platform, releaseCacheDir());
     const bundle = join(release.outDir, "build", "terraform-provider-converge.cjs");
-    const build = (directory: string) => buildBunExecutable({ builder: bun, target: bun, platform, bundle, output: join(root, directory, basename(release.executable)) });
+    const bytecodeOrder = join(release.outDir, "build", "terraform-provider-converge.order");
+    const build = (directory: string) => buildBunExecutable({ builder: bun, target: bun, platform, bundle, bytecodeOrder, output: join(root, directory, basename(release.executable)) });
     mkdirSync(join(root, "one"));
     mkdirSync(join(root, "two", "deeper"), { recursive: true });
     const [first, second] = [build("one"), build("two/deeper")];
