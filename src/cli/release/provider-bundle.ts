@@ -40,11 +40,11 @@ export interface SeaBundleOptions {
 
 /**
  * Bundles the compiled provider (`entry`, `dist/src/provider/main.js`) with esbuild into one
- * CommonJS script `outFile` that needs nothing beside it (a script can be a V8 startup snapshot's
- * entry, and `require` of Node.js's modules does not build their ES module facades, whose getters
- * load modules nobody uses: node:http's loads Node.js's own undici). In it every module of the package and of its dependencies, and the JSON files the
- * build wrote under `dataDirectory`, the entry's directory by default (the provider's schemas, its constant answers), which the modules read with `readFileSync` at paths from
- * their `import.meta.url`. Each module's `import.meta.url` becomes its path under a virtual root,
+ * CommonJS script `outFile` that needs nothing beside it (Bun compiles it with its bytecode, which
+ * takes CommonJS: bun-executable.ts). In it every module of the package and of its dependencies,
+ * and the JSON files the build wrote under `dataDirectory`, the entry's directory by default (the
+ * provider's schemas, its constant answers), which the modules read with `readFileSync` at paths
+ * from their `import.meta.url`. Each module's `import.meta.url` becomes its path under a virtual root,
  * and the bundle's prelude answers `readFileSync` of the inlined files there (and only there).
  * `createRequire(import.meta.url)(X)` becomes `require(X)`, so that esbuild bundles X too.
  */

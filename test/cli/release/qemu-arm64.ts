@@ -3,9 +3,10 @@ import { accessSync, constants, existsSync, readFileSync, writeFileSync } from "
 import { join } from "node:path";
 
 /**
- * Debian's user-mode QEMU for arm64 (`qemu-user-static`) and the arm64 C and C++ runtimes it loads
- * the executable with (`libc6-arm64-cross`, `libstdc++6-arm64-cross`, `libatomic1-arm64-cross`,
- * under /usr/aarch64-linux-gnu): how the linux_arm64 release is run on an amd64 machine. `.ci/run`
+ * Debian's user-mode QEMU for arm64 (`qemu-user-static`) and the arm64 C library it loads the
+ * executable with (`libc6-arm64-cross`, under /usr/aarch64-linux-gnu: Bun's arm64 build links
+ * libstdc++ statically and needs only glibc's libc, libm, libpthread, libdl and loader): how the
+ * linux_arm64 release is run on an amd64 machine. `.ci/run`
  * installs them when they are missing; locally a test without them is skipped with the reason
  * printed, and under CI (CI=true) it fails instead.
  */
@@ -13,12 +14,11 @@ import { join } from "node:path";
 /** The arm64 sysroot the cross packages install: qemu's `-L`. */
 export const ARM64_SYSROOT = "/usr/aarch64-linux-gnu";
 /** The Debian packages `.ci/run` installs for the arm64 test. */
-export const QEMU_PACKAGES = ["qemu-user-static", "libc6-arm64-cross", "libstdc++6-arm64-cross", "libatomic1-arm64-cross"] as const;
-/** The files of the sysroot the Node.js arm64 build needs, by the package that installs each. */
+export const QEMU_PACKAGES = ["qemu-user-static", "libc6-arm64-cross"] as const;
+/** The files of the sysroot the arm64 executable (Bun's arm64 build) needs, by the package that installs each. */
 const SYSROOT_FILES: ReadonlyArray<readonly [string, string]> = [
   ["lib/ld-linux-aarch64.so.1", "libc6-arm64-cross"],
-  ["lib/libstdc++.so.6", "libstdc++6-arm64-cross"],
-  ["lib/libatomic.so.1", "libatomic1-arm64-cross"],
+  ["lib/libc.so.6", "libc6-arm64-cross"],
 ];
 
 /** `qemu-aarch64-static` on PATH (or `undefined`). */
