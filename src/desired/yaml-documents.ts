@@ -168,39 +168,8 @@ function parseBatch(text: string, regions: ReadonlyArray<TextRegion>, file: stri
     else for (const region of regions) parseBatch(text, [region], file, lines, out);
     return;
   }
-  // documents come in the order of the pieces: the piece of an offset is found walking forward
-  let piece = 0;
-  const inFile = (offset: number): { region: TextRegion; offset: number } => {
-    while (piece + 1 < pieces.length && pieces[piece + 1]!.at <= offset) piece += 1;
-    const { region, at } = pieces[piece]!;
-    return { region, offset: region.start + offset - at };
-  };
-
-  // each document's root node, and the items of a root list; depth is followed only inside a list
-  const documents: Array<{ readonly index: number; root?: Event; readonly items: Event[] }> = [];
-  let aliases = 0;
-  let depth = 0;
-  let current: { readonly index: number; root?: Event; readonly items: Event[] } | undefined;
-  for (const event of events) {
-    const type = event.type;
-    if (type === EVENT_DOCUMENT) {
-      current = { index: documents.length, items: [] };
-      documents.push(current);
-      continue;
-    }
-    if (type === EVENT_ALIAS) aliases += 1;
-    if (current!.root === undefined) {
-      if (type === EVENT_POP) continue;
-      current!.root = event;
-      depth = 1;
-    } else if (current!.root.type === EVENT_SEQUENCE && depth > 0) {
-      if (type === EVENT_POP) depth -= 1;
-      else {
-        if (depth === 1) current!.items.push(event);
-        if (type === EVENT_MAPPING || type === EVENT_SEQUENCE) depth += 1;
-      }
-    }
-  }
+  const inFile = locatorOf(pieces);
+  const { documents, aliases } = documentRoots(events);
   // a region holds one document, but for a stream with directives (one region): count them per region
   const perRegion = new Map<TextRegion, number>();
   for (const { index, root, items } of documents) {
@@ -227,6 +196,56 @@ function parseBatch(text: string, regions: ReadonlyArray<TextRegion>, file: stri
       out.entries.push(new RawDocument(value, origin, NO_PREFIX, regionRootOffset));
     }
   }
+}
+
+/**
+ * Where an offset of a batch's source is in the file: its region, and its offset in the file's text.
+ * Offsets are asked in increasing order (documents come in the order of the pieces), so the piece
+ * of an offset is found walking forward.
+ */
+function locatorOf(pieces: ReadonlyArray<Piece>): (offset: number) => { region: TextRegion; offset: number } {
+  let piece = 0;
+  return (offset) => {
+    while (piece + 1 < pieces.length && pieces[piece + 1]!.at <= offset) piece += 1;
+    const { region, at } = pieces[piece]!;
+    return { region, offset: region.start + offset - at };
+  };
+}
+
+/** A document of a batch's events: its index, its root node, and the items of a root list. */
+interface DocumentRoot {
+  readonly index: number;
+  root?: Event;
+  readonly items: Event[];
+}
+
+/** Each document's root node and the items of a root list (depth is followed only inside a list), and how many aliases the events hold. */
+function documentRoots(events: ReadonlyArray<Event>): { documents: DocumentRoot[]; aliases: number } {
+  const documents: DocumentRoot[] = [];
+  let aliases = 0;
+  let depth = 0;
+  let current: DocumentRoot | undefined;
+  for (const event of events) {
+    const type = event.type;
+    if (type === EVENT_DOCUMENT) {
+      current = { index: documents.length, items: [] };
+      documents.push(current);
+      continue;
+    }
+    if (type === EVENT_ALIAS) aliases += 1;
+    if (current!.root === undefined) {
+      if (type === EVENT_POP) continue;
+      current!.root = event;
+      depth = 1;
+    } else if (current!.root.type === EVENT_SEQUENCE && depth > 0) {
+      if (type === EVENT_POP) depth -= 1;
+      else {
+        if (depth === 1) current!.items.push(event);
+        if (type === EVENT_MAPPING || type === EVENT_SEQUENCE) depth += 1;
+      }
+    }
+  }
+  return { documents, aliases };
 }
 
 /** Where a node's event says it starts: a collection's first key or item (past any anchor or tag, as the yaml library counts it), a scalar's value. */

@@ -8,8 +8,8 @@ import { readKeyText } from "../desired/read-key.js";
 import type { ApiRef, Kind } from "../desired/schema.js";
 import type { ProtocolType } from "../contract/gateway.js";
 import { allEngines, engineForOp, engineOf, kindsInPlanOrder, needsOfDocument } from "./kinds/registry.js";
-import type { Claim, ClaimCollection, PlanContext, PlanOptions } from "./kinds/kind-engine.js";
-import { PLAN_FORMAT_VERSION, summarize, type LiveNeed, type LiveState, type Plan, type PlannedAction } from "./model.js";
+import type { Claim, ClaimCollection, PlanContext, PlanOptions, PruneReason } from "./kinds/kind-engine.js";
+import { PLAN_FORMAT_VERSION, summarize, type LiveApi, type LiveNeed, type LiveState, type Plan, type PlannedAction } from "./model.js";
 import { applyProtections } from "./protections.js";
 import { liveKeyOf, type LiveKey } from "./live-keys.js";
 
@@ -178,20 +178,7 @@ function createPlanContext(
     live,
     options,
     prune: options.prune ?? false,
-    resolveApi(ref: ApiRef) {
-      let apiId: string;
-      if (typeof ref === "string") {
-        apiId = ref;
-      } else {
-        const ids = live.apiIdsByName[ref.name] ?? [];
-        if (ids.length === 0) return { problem: `no API is named ${JSON.stringify(ref.name)} in this account` };
-        if (ids.length > 1) return { problem: `${ids.length} APIs are named ${JSON.stringify(ref.name)} (${ids.join(", ")}): reference one by its apiId` };
-        apiId = ids[0]!;
-      }
-      const api = live.apis[apiId];
-      if (!api) return { problem: `API ${apiId} does not exist in this account (or the token may not read it)` };
-      return { apiId, protocolType: api.protocolType as ProtocolType | undefined };
-    },
+    resolveApi: (ref) => resolveApiIn(live, ref),
     claim(collection, apiId, id) {
       claimsOf(collection, apiId).add(id);
       declare(liveKeyOf(collection, apiId, id));
@@ -202,21 +189,42 @@ function createPlanContext(
       if (!states.has(key)) states.set(key, create());
       return states.get(key) as T;
     },
-    unclaimed(api, why) {
-      const children = allEngines().filter((engine) => engine.unclaimed).sort((a, b) => b.planOrder - a.planOrder);
-      const deletes = children.flatMap((engine) => engine.unclaimed!(api, context, why));
-      const elsewhere = options.managedElsewhere;
-      if (elsewhere === undefined || elsewhere.size === 0) return deletes;
-      // what another source manages is not this desired state's to prune
-      return deletes.filter((action) => {
-        const claim = action.request ? engineForOp(action.request.op)?.deleted?.(action.request)?.claim : undefined;
-        return claim === undefined || !elsewhere.has(liveKeyOf(claim.collection, claim.apiId, claim.id));
-      });
-    },
+    unclaimed: (api, why) => unclaimedDeletes(api, why, context, options.managedElsewhere),
     prunes(apiId) {
       pruned ??= new Set(documents.map((loaded) => engineOf(loaded.document.kind).prunes?.(loaded, context)).filter((id): id is string => id !== undefined));
       return pruned.has(apiId);
     },
   };
   return context;
+}
+
+/** The live API a document's reference names (an apiId, or a name that must name one API), with its protocol; or why none. */
+function resolveApiIn(live: LiveState, ref: ApiRef): ReturnType<PlanContext["resolveApi"]> {
+  let apiId: string;
+  if (typeof ref === "string") {
+    apiId = ref;
+  } else {
+    const ids = live.apiIdsByName[ref.name] ?? [];
+    if (ids.length === 0) return { problem: `no API is named ${JSON.stringify(ref.name)} in this account` };
+    if (ids.length > 1) return { problem: `${ids.length} APIs are named ${JSON.stringify(ref.name)} (${ids.join(", ")}): reference one by its apiId` };
+    apiId = ids[0]!;
+  }
+  const api = live.apis[apiId];
+  if (!api) return { problem: `API ${apiId} does not exist in this account (or the token may not read it)` };
+  return { apiId, protocolType: api.protocolType as ProtocolType | undefined };
+}
+
+/**
+ * The deletes that prune an API's children no document claims, every engine that prunes asked in
+ * reverse plan order, but for what another source manages (`managedElsewhere`).
+ */
+function unclaimedDeletes(api: LiveApi, why: PruneReason, context: PlanContext, elsewhere: PlanOptions["managedElsewhere"]): PlannedAction[] {
+  const children = allEngines().filter((engine) => engine.unclaimed).sort((a, b) => b.planOrder - a.planOrder);
+  const deletes = children.flatMap((engine) => engine.unclaimed!(api, context, why));
+  if (elsewhere === undefined || elsewhere.size === 0) return deletes;
+  // what another source manages is not this desired state's to prune
+  return deletes.filter((action) => {
+    const claim = action.request ? engineForOp(action.request.op)?.deleted?.(action.request)?.claim : undefined;
+    return claim === undefined || !elsewhere.has(liveKeyOf(claim.collection, claim.apiId, claim.id));
+  });
 }

@@ -69,67 +69,19 @@ function providerBody(): HclBodyItem[] {
   ];
 }
 
+/** One `.tf` file of the export: its header, the API's data source, each resource with its import block, then the commented ones. */
 function fileBody(file: ExportedFile, live: LiveState, labels: Labels): HclBodyItem[] {
   const apiDocument = [...file.documents, ...(file.referenced ?? [])]
     .find((document) => terraformOf(document) !== undefined && "dataSource" in terraformOf(document)!);
-  const header = [
-    file.header[0] ?? "",
-    "As terraform configuration for converge's provider: each resource is followed by the import block that",
-    "brings its live object under it, so terraform plan shows only imports until a value here changes.",
-    "Values at the service's defaults are left out (the service's value stands); every other field the live",
-    "object has is written, and one left out of a resource means absent.",
-    ...(apiDocument === undefined ? file.header.slice(1) : []),
-  ];
-  const body: HclBodyItem[] = [{ comment: header }];
+  const body: HclBodyItem[] = [{ comment: fileHeader(file, apiDocument !== undefined) }];
+  const api = apiDocument === undefined ? undefined : apiDataSource(apiDocument, live, labels);
+  if (api !== undefined) body.push(...api.items);
 
-  // the API: a data source the file's resources take api_id from
-  let apiReference: HclValue | undefined;
-  if (apiDocument !== undefined) {
-    const dataSource = (terraformOf(apiDocument) as { readonly dataSource: string }).dataSource;
-    const apiId = String(apiIdOf(apiDocument));
-    const api = live.apis[apiId];
-    const label = labels.take(dataSource, api?.name !== undefined && terraformSlug(api.name) !== "" ? terraformSlug(api.name) : `api_${apiId}`);
-    apiReference = hclReference("data", dataSource, label, HEAD_ATTRIBUTES.api);
-    body.push({ blank: true }, {
-      block: "data",
-      labels: [dataSource, label],
-      body: [{ attribute: HEAD_ATTRIBUTES.api, value: apiId }, { comment: [`${String(specOf(apiDocument).protocolType)} API`] }],
-    });
-  }
-
+  const declared = resourcesOf(file.documents);
+  const commented = resourcesOf(file.commented.documents);
   // labels first, so that a route (or a commented one) can refer to its integration's resource
-  const resources = (documents: ReadonlyArray<ExportedDocument>) => documents.flatMap((document) => {
-    const terraform = terraformOf(document);
-    return terraform !== undefined && "fields" in terraform ? [{ document, terraform, type: resourceTypeOf(document.kind) }] : [];
-  });
-  const declared = resources(file.documents);
-  const commented = resources(file.commented.documents);
-  const labelOf = new Map<ExportedDocument, string>();
-  const byName = new Map<string, string>();
-  for (const { document, terraform, type } of [...declared, ...commented]) {
-    const label = labels.take(type, terraform.label(document));
-    labelOf.set(document, label);
-    const name = terraform.referenceName?.(document);
-    if (name !== undefined) byName.set(`${type}/${apiIdOf(document) ?? ""}/${name}`, label);
-  }
-  const resource = ({ document, terraform, type }: { document: ExportedDocument; terraform: TerraformResourceExport; type: string }): HclBodyItem[] => {
-    const label = labelOf.get(document)!;
-    const attributes: HclBodyItem[] = [];
-    if (apiIdOf(document) !== undefined && apiReference !== undefined) attributes.push({ attribute: HEAD_ATTRIBUTES.api, value: apiReference });
-    if ("account" in document && typeof document.account === "string") attributes.push({ attribute: HEAD_ATTRIBUTES.account, value: document.account });
-    for (const [field, value] of Object.entries(specOf(document))) {
-      const schema = terraform.fields[field];
-      if (schema === undefined || value === undefined || value === null) continue; // a pin (integrationId): the import block
-      attributes.push({ attribute: fieldAttribute(field, terraform.serviceNames), value: attributeOfField(terraform, field, value, schema, (type, name) => byName.get(`${type}/${apiIdOf(document) ?? ""}/${name}`)) });
-    }
-    const importId = terraform.importId(document, live);
-    return [
-      { blank: true },
-      { block: "resource", labels: [type, label], body: attributes },
-      ...(importId === undefined ? [] : [{ blank: true } as const, { block: "import", body: [{ attribute: "to", value: hclReference(type, label) }, { attribute: "id", value: importId }] }]),
-    ];
-  };
-  body.push(...declared.flatMap(resource));
+  const context: ResourceContext = { live, apiReference: api?.reference, ...labelResources([...declared, ...commented], labels) };
+  body.push(...declared.flatMap((item) => resourceHcl(item, context)));
   if (commented.length > 0) {
     body.push({ blank: true }, {
       comment: [
@@ -139,9 +91,93 @@ function fileBody(file: ExportedFile, live: LiveState, labels: Labels): HclBodyI
         "them nor changes a managed route's key.",
       ],
     });
-    for (const item of commented) body.push({ blank: true }, commentedHcl(resource(item).slice(1)));
+    for (const item of commented) body.push({ blank: true }, commentedHcl(resourceHcl(item, context).slice(1)));
   }
   return body;
+}
+
+/** The file's header comment: the export's first line, what the file is as terraform configuration, and the rest of the export's header when no API heads the file. */
+function fileHeader(file: ExportedFile, hasApi: boolean): string[] {
+  return [
+    file.header[0] ?? "",
+    "As terraform configuration for converge's provider: each resource is followed by the import block that",
+    "brings its live object under it, so terraform plan shows only imports until a value here changes.",
+    "Values at the service's defaults are left out (the service's value stands); every other field the live",
+    "object has is written, and one left out of a resource means absent.",
+    ...(hasApi ? [] : file.header.slice(1)),
+  ];
+}
+
+/** The API as a data source the file's resources take api_id from: its block, and the reference to its ID. */
+function apiDataSource(apiDocument: ExportedDocument, live: LiveState, labels: Labels): { items: HclBodyItem[]; reference: HclValue } {
+  const dataSource = (terraformOf(apiDocument) as { readonly dataSource: string }).dataSource;
+  const apiId = String(apiIdOf(apiDocument));
+  const api = live.apis[apiId];
+  const label = labels.take(dataSource, api?.name !== undefined && terraformSlug(api.name) !== "" ? terraformSlug(api.name) : `api_${apiId}`);
+  return {
+    reference: hclReference("data", dataSource, label, HEAD_ATTRIBUTES.api),
+    items: [{ blank: true }, {
+      block: "data",
+      labels: [dataSource, label],
+      body: [{ attribute: HEAD_ATTRIBUTES.api, value: apiId }, { comment: [`${String(specOf(apiDocument).protocolType)} API`] }],
+    }],
+  };
+}
+
+/** A document written as a resource of converge's provider: its kind's export and its resource type. */
+interface ResourceItem {
+  readonly document: ExportedDocument;
+  readonly terraform: TerraformResourceExport;
+  readonly type: string;
+}
+
+/** The documents whose kinds export as resources (not as a data source). */
+function resourcesOf(documents: ReadonlyArray<ExportedDocument>): ResourceItem[] {
+  return documents.flatMap((document) => {
+    const terraform = terraformOf(document);
+    return terraform !== undefined && "fields" in terraform ? [{ document, terraform, type: resourceTypeOf(document.kind) }] : [];
+  });
+}
+
+/** What writing a file's resources needs: live state (import IDs), the API's reference, each resource's label and the labels by referenced name. */
+interface ResourceContext {
+  readonly live: LiveState;
+  readonly apiReference: HclValue | undefined;
+  readonly labelOf: ReadonlyMap<ExportedDocument, string>;
+  /** By `type/apiId/name`: the label of the resource another one refers to by name (a route's target). */
+  readonly byName: ReadonlyMap<string, string>;
+}
+
+/** Takes a label for each resource, in order, and indexes those a reference may name. */
+function labelResources(items: ReadonlyArray<ResourceItem>, labels: Labels): Pick<ResourceContext, "labelOf" | "byName"> {
+  const labelOf = new Map<ExportedDocument, string>();
+  const byName = new Map<string, string>();
+  for (const { document, terraform, type } of items) {
+    const label = labels.take(type, terraform.label(document));
+    labelOf.set(document, label);
+    const name = terraform.referenceName?.(document);
+    if (name !== undefined) byName.set(`${type}/${apiIdOf(document) ?? ""}/${name}`, label);
+  }
+  return { labelOf, byName };
+}
+
+/** A resource block of its document's attributes, then its import block (each after a blank line). */
+function resourceHcl({ document, terraform, type }: ResourceItem, { live, apiReference, labelOf, byName }: ResourceContext): HclBodyItem[] {
+  const label = labelOf.get(document)!;
+  const attributes: HclBodyItem[] = [];
+  if (apiIdOf(document) !== undefined && apiReference !== undefined) attributes.push({ attribute: HEAD_ATTRIBUTES.api, value: apiReference });
+  if ("account" in document && typeof document.account === "string") attributes.push({ attribute: HEAD_ATTRIBUTES.account, value: document.account });
+  for (const [field, value] of Object.entries(specOf(document))) {
+    const schema = terraform.fields[field];
+    if (schema === undefined || value === undefined || value === null) continue; // a pin (integrationId): the import block
+    attributes.push({ attribute: fieldAttribute(field, terraform.serviceNames), value: attributeOfField(terraform, field, value, schema, (type, name) => byName.get(`${type}/${apiIdOf(document) ?? ""}/${name}`)) });
+  }
+  const importId = terraform.importId(document, live);
+  return [
+    { blank: true },
+    { block: "resource", labels: [type, label], body: attributes },
+    ...(importId === undefined ? [] : [{ blank: true } as const, { block: "import", body: [{ attribute: "to", value: hclReference(type, label) }, { attribute: "id", value: importId }] }]),
+  ];
 }
 
 /**

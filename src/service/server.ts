@@ -66,39 +66,11 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const world = options.world !== undefined
     ? parseWorld(options.world)
     : options.worldFile !== undefined ? await loadWorldFile(options.worldFile) : parseWorld(DEMO_WORLD, "(demo world)");
-
-  const store = new Store();
-  const meta = new MapCollection<string>(z.string());
-  store.register("meta", meta);
-  meta.map.set("pagingKey", randomBytes(32).toString("base64"));
-  const tokens = new PageTokens(() => Buffer.from(meta.map.get("pagingKey")!, "base64"));
-  const account = new AccountService(world, store, tokens);
-  const gateway = new GatewayService(store, tokens);
-  await gateway.seed(world);
-  if (options.stateFile) {
-    const faults = world.faults.stateFile;
-    await store.attach(options.stateFile, {
-      fileSystem: faults ? faultyStateFileSystem(NODE_STATE_FILE_SYSTEM, faults) : NODE_STATE_FILE_SYSTEM,
-      notice: (message) => process.stderr.write(`converge service: ${message}\n`),
-    });
-  }
+  const { store, operations } = await openState(world, options.stateFile);
 
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const pipeline = new Pipeline(
-    world,
-    [...account.operations(), ...gateway.operations()],
-    new RequestLog(options.recordRequests ?? false),
-    store,
-    requestTimeoutMs,
-  );
-  const server = createServer({
-    keepAliveTimeout: 65_000,
-    requestTimeout: requestTimeoutMs,
-    headersTimeout: requestTimeoutMs,
-    // how often Node looks for requests past their time (its default, 30 s, would double a 30 s bound)
-    connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(requestTimeoutMs / 10))),
-  }, (request, response) => void pipeline.handle(request, response));
-  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => pipeline.clientError(error, socket));
+  const pipeline = new Pipeline(world, operations, new RequestLog(options.recordRequests ?? false), store, requestTimeoutMs);
+  const server = httpServer(pipeline, requestTimeoutMs);
   await listen(server, options.host ?? "127.0.0.1", options.port ?? 4566);
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
@@ -122,6 +94,43 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       return closing;
     },
   };
+}
+
+/**
+ * The services' state for a world: the store with its paging key, both services' collections, the
+ * world's APIs seeded, and with a state file the store attached to it (what it holds replaces the
+ * seeded state); the operations of both services over it.
+ */
+async function openState(world: World, stateFile: string | undefined): Promise<{ store: Store; operations: Operation[] }> {
+  const store = new Store();
+  const meta = new MapCollection<string>(z.string());
+  store.register("meta", meta);
+  meta.map.set("pagingKey", randomBytes(32).toString("base64"));
+  const tokens = new PageTokens(() => Buffer.from(meta.map.get("pagingKey")!, "base64"));
+  const account = new AccountService(world, store, tokens);
+  const gateway = new GatewayService(store, tokens);
+  await gateway.seed(world);
+  if (stateFile) {
+    const faults = world.faults.stateFile;
+    await store.attach(stateFile, {
+      fileSystem: faults ? faultyStateFileSystem(NODE_STATE_FILE_SYSTEM, faults) : NODE_STATE_FILE_SYSTEM,
+      notice: (message) => process.stderr.write(`converge service: ${message}\n`),
+    });
+  }
+  return { store, operations: [...account.operations(), ...gateway.operations()] };
+}
+
+/** The HTTP server the pipeline answers on, its timeouts bounding how long a request may take to arrive. */
+function httpServer(pipeline: Pipeline, requestTimeoutMs: number): Server {
+  const server = createServer({
+    keepAliveTimeout: 65_000,
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: requestTimeoutMs,
+    // how often Node looks for requests past their time (its default, 30 s, would double a 30 s bound)
+    connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(requestTimeoutMs / 10))),
+  }, (request, response) => void pipeline.handle(request, response));
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => pipeline.clientError(error, socket));
+  return server;
 }
 
 function listen(server: Server, host: string, port: number): Promise<void> {

@@ -3,7 +3,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Credentials, collect, createClients, type Clients } from "../../clients/index.js";
 import { DesiredStateError } from "../../desired/desired-state-error.js";
-import { loadDesiredState, type LoadedDocument } from "../../desired/load.js";
+import { loadDesiredState, type DesiredState, type LoadedDocument } from "../../desired/load.js";
 import { applyPlan, type ApplyReport } from "../../reconcile/apply.js";
 import { detectDrift } from "../../reconcile/drift.js";
 import { DRIFT_EXIT, DRIFT_FOUND, driftExitCode, type DriftReport } from "../../reconcile/drift-report.js";
@@ -41,7 +41,6 @@ export async function demoCommand(options: DemoOptions = {}): Promise<number> {
   const out = options.out ?? process.stdout;
   const started = performance.now();
   const desiredState = options.desiredState ?? findExamples();
-  const shown = relative(process.cwd(), desiredState) || ".";
   const say = (step: string, headline: string, details: ReadonlyArray<string> = []) =>
     out.write(`${[`[${step}] ${headline}`, ...details.map((line) => `      ${line}`)].join("\n")}\n`);
 
@@ -50,45 +49,10 @@ export async function demoCommand(options: DemoOptions = {}): Promise<number> {
   const clients = createClients({ endpoint: service.url, credentials: new Credentials(DEMO_TOKEN, "the demo world") });
   try {
     say("1/7", `Started the embedded account and API gateway services with the demo world on ${service.url}`, describeWorld(service));
-
-    const desired = await loadDesiredState([desiredState]);
-    const documents = desired.documents;
-    const first = await planOrFail(documents, clients);
-    say("2/7", `Planned ${shown} (${documents.length} documents) against it:`, [summaryLine(first), describePlan(first)]);
-
-    const applyStarted = performance.now();
-    expectApplied(await applyPlan(first, clients, { regionPollIntervalMs: 100 }));
-    const afterApply = await planOrFail(documents, clients);
-    if (hasChanges(afterApply)) throw new CliError(`live state still differs after applying: ${summaryLine(afterApply)}`);
-    say("3/7", `Applied it in ${seconds(performance.now() - applyStarted)} (Region opt-ins wait until ENABLING turns ENABLED); `
-      + `planning again shows no changes.`);
-
-    say("4/7", "Changed two things behind converge's back, directly through the API clients:", await tamper(clients));
-
-    const drift = await detectDrift(desired, clients);
-    const drifted = drift.resources.filter((resource) => DRIFT_FOUND.has(resource.outcome));
-    if (driftExitCode(drift) !== DRIFT_EXIT.driftFound) {
-      throw new CliError(`the drift check after two changes behind converge's back did not find drift (${driftSummaryLine(drift)})`);
-    }
-    say(
-      "5/7",
-      `Drift detected (converge drift would exit 2): ${drifted.length} resource${drifted.length === 1 ? "" : "s"} `
-        + `no longer match${drifted.length === 1 ? "es" : ""} ${shown}:`,
-      describeDrift(drift),
-    );
-
-    const repairPlan = await planOrFail(documents, clients);
-    const repair = await applyPlan(repairPlan, clients, { regionPollIntervalMs: 100 });
-    expectApplied(repair);
-    say("6/7", `Repaired the drift by applying again: ${repair.done} update${repair.done === 1 ? "" : "s"}, only to what drifted.`);
-
-    const final = await detectDrift(desired, clients);
-    if (driftExitCode(final) !== DRIFT_EXIT.inSync) {
-      throw new CliError(`the drift check after the repair does not come out clean: ${driftSummaryLine(final)}\n`
-        + `${describeDrift(final).join("\n")}`);
-    }
-    say("7/7", `Drift check: no drift, live state matches ${shown} (${final.summary["in-sync"]} resources in sync).`);
-
+    const run: DemoRun = { desired: await loadDesiredState([desiredState]), shown: relative(process.cwd(), desiredState) || ".", clients, say };
+    await planAndApply(run);
+    await driftBehindConvergesBack(run);
+    await repairTheDrift(run);
     out.write([
       "",
       `Done in ${seconds(performance.now() - started)}. Next: run the services yourself (npx converge serve) and follow the`,
@@ -100,6 +64,60 @@ export async function demoCommand(options: DemoOptions = {}): Promise<number> {
     await clients.close();
     await service.close();
   }
+}
+
+/** What every step of the demo works with: the desired state, its path as shown, the clients of the demo world, the narration. */
+interface DemoRun {
+  readonly desired: DesiredState;
+  readonly shown: string;
+  readonly clients: Clients;
+  say(step: string, headline: string, details?: ReadonlyArray<string>): void;
+}
+
+/** Steps 2 and 3: plans the desired state against the new world, applies it, and plans again to show that nothing is left to do. */
+async function planAndApply({ desired, shown, clients, say }: DemoRun): Promise<void> {
+  const documents = desired.documents;
+  const first = await planOrFail(documents, clients);
+  say("2/7", `Planned ${shown} (${documents.length} documents) against it:`, [summaryLine(first), describePlan(first)]);
+
+  const applyStarted = performance.now();
+  expectApplied(await applyPlan(first, clients, { regionPollIntervalMs: 100 }));
+  const afterApply = await planOrFail(documents, clients);
+  if (hasChanges(afterApply)) throw new CliError(`live state still differs after applying: ${summaryLine(afterApply)}`);
+  say("3/7", `Applied it in ${seconds(performance.now() - applyStarted)} (Region opt-ins wait until ENABLING turns ENABLED); `
+    + `planning again shows no changes.`);
+}
+
+/** Steps 4 and 5: changes two things through the API clients, and shows that the drift check finds them. */
+async function driftBehindConvergesBack({ desired, shown, clients, say }: DemoRun): Promise<void> {
+  say("4/7", "Changed two things behind converge's back, directly through the API clients:", await tamper(clients));
+
+  const drift = await detectDrift(desired, clients);
+  const drifted = drift.resources.filter((resource) => DRIFT_FOUND.has(resource.outcome));
+  if (driftExitCode(drift) !== DRIFT_EXIT.driftFound) {
+    throw new CliError(`the drift check after two changes behind converge's back did not find drift (${driftSummaryLine(drift)})`);
+  }
+  say(
+    "5/7",
+    `Drift detected (converge drift would exit 2): ${drifted.length} resource${drifted.length === 1 ? "" : "s"} `
+      + `no longer match${drifted.length === 1 ? "es" : ""} ${shown}:`,
+    describeDrift(drift),
+  );
+}
+
+/** Steps 6 and 7: applies again, which updates only what drifted, and shows that the drift check comes out clean. */
+async function repairTheDrift({ desired, shown, clients, say }: DemoRun): Promise<void> {
+  const repairPlan = await planOrFail(desired.documents, clients);
+  const repair = await applyPlan(repairPlan, clients, { regionPollIntervalMs: 100 });
+  expectApplied(repair);
+  say("6/7", `Repaired the drift by applying again: ${repair.done} update${repair.done === 1 ? "" : "s"}, only to what drifted.`);
+
+  const final = await detectDrift(desired, clients);
+  if (driftExitCode(final) !== DRIFT_EXIT.inSync) {
+    throw new CliError(`the drift check after the repair does not come out clean: ${driftSummaryLine(final)}\n`
+      + `${describeDrift(final).join("\n")}`);
+  }
+  say("7/7", `Drift check: no drift, live state matches ${shown} (${final.summary["in-sync"]} resources in sync).`);
 }
 
 /**

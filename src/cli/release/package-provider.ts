@@ -2,6 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 
+import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, PROTOCOL_VERSION } from "../../provider/runtime/handshake.js";
 import { bundleCli, CHECKOUT_COMMAND_MODULES } from "./cli-bundle.js";
 import { writeMirrorLayouts, type MirrorLayouts } from "./mirror-layouts.js";
 import { bundleProvider, type ProviderBundle } from "./provider-bundle.js";
@@ -143,8 +144,8 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
  */
 const PARENT_WATCH_SETTLE_MS = 1_500;
 
-/** What terraform sets for a provider it starts: go-plugin's magic cookie and the protocol it speaks. */
-const AS_TERRAFORM_STARTS_IT = { TF_PLUGIN_MAGIC_COOKIE: "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2", PLUGIN_PROTOCOL_VERSIONS: "6" };
+/** What terraform sets for a provider it starts: go-plugin's magic cookie and the protocol it speaks (the runtime's handshake.ts). */
+const AS_TERRAFORM_STARTS_IT = { [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSIONS: String(PROTOCOL_VERSION) };
 
 /**
  * A certificate for terraform's side of the handshake while the provider's bytecode order is

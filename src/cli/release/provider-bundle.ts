@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import type { BuildOptions, Metafile, Plugin } from "esbuild";
 
 import { SINGLE_EXECUTABLE_MARK } from "./single-executable.js";
 
@@ -52,19 +53,29 @@ export async function bundleProvider(options: SeaBundleOptions): Promise<Provide
   const esbuild = await import("esbuild").catch((error: unknown) => {
     throw new Error(`provider package needs esbuild, a devDependency of converge: run it from a checkout after npm install (${(error as Error).message})`);
   });
+  const inlined = inlinedFiles(options);
+  const leftOut = options.leaveOut ?? [];
+  const result = await esbuild.build(esbuildOptions(options, inlined, leftOut)).catch((error: unknown) => {
+    throw new Error(`esbuild could not bundle ${options.entry}: ${describeBuildFailure(error)}`);
+  });
+  assertSelfContained(options.entry, result.metafile, leftOut);
+  return bundleSummary(options.outFile, result.metafile, inlined);
+}
+
+/** The files the bundle answers reads of, by path relative to the package root, with their text: the JSON files under `dataDirectory`, and `extraDataFiles`. */
+function inlinedFiles(options: SeaBundleOptions): Record<string, string> {
   const { packageRoot } = options;
   const dataFiles = jsonFilesUnder(options.dataDirectory ?? dirname(options.entry)).map((file) => relative(packageRoot, file).split(sep).join("/"));
-  const inlined = { ...Object.fromEntries(dataFiles.map((file) => [file, readFileSync(join(packageRoot, file), "utf8")])), ...options.extraDataFiles };
-  const virtualUrl = (file: string) => {
-    const path = relative(packageRoot, file).split(sep).join("/");
-    return new URL(path.startsWith("..") ? `external/${path.replace(/^(\.\.\/)+/, "")}` : path, VIRTUAL_ROOT_URL).href;
-  };
-  const leftOut = options.leaveOut ?? [];
-  const result = await esbuild.build({
+  return { ...Object.fromEntries(dataFiles.map((file) => [file, readFileSync(join(packageRoot, file), "utf8")])), ...options.extraDataFiles };
+}
+
+/** esbuild's options for the bundle: one self-contained, minified CommonJS script for Node.js 20, with its prelude and its metafile. */
+function esbuildOptions(options: SeaBundleOptions, inlined: Readonly<Record<string, string>>, leftOut: ReadonlyArray<string>): BuildOptions & { readonly metafile: true } {
+  return {
     entryPoints: [options.entry],
     outfile: options.outFile,
     // the paths of messages and of the metafile, relative to the package, wherever the build runs
-    absWorkingDir: resolve(packageRoot),
+    absWorkingDir: resolve(options.packageRoot),
     bundle: true,
     platform: "node",
     format: "cjs",
@@ -86,37 +97,49 @@ export async function bundleProvider(options: SeaBundleOptions): Promise<Provide
     banner: { js: bundlePrelude(inlined) },
     // what the bundle is made for: the program a single executable runs (isSingleExecutable)
     define: { [SINGLE_EXECUTABLE_MARK]: "true" },
-    plugins: [
-      {
-        name: "converge-virtual-files",
-        setup(build) {
-          build.onLoad({ filter: /\.[cm]?js$/ }, (args) => {
-            const text = readFileSync(args.path, "utf8");
-            if (!text.includes("import.meta")) return undefined;
-            const url = virtualUrl(args.path);
-            return {
-              loader: "js",
-              contents: text
-                .replace(/createRequire\(import\.meta\.url\)\(/g, "require(")
-                .replaceAll("import.meta.url", JSON.stringify(url))
-                .replaceAll("import.meta.dirname", `__convergeDirname(${JSON.stringify(url)})`)
-                .replaceAll("import.meta.filename", `__convergeFilename(${JSON.stringify(url)})`),
-            };
-          });
-        },
-      },
-    ],
-  }).catch((error: unknown) => {
-    throw new Error(`esbuild could not bundle ${options.entry}: ${describeBuildFailure(error)}`);
-  });
-  assertSelfContained(options.entry, result.metafile, leftOut);
-  const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
-  const output = Object.values(result.metafile.outputs)[0];
+    plugins: [virtualFilesPlugin(options.packageRoot)],
+  };
+}
+
+/**
+ * The plugin that gives each module that asks its `import.meta.url` (and `dirname`, `filename`) its
+ * path under the virtual root (a module outside the package under `external/`), and turns
+ * `createRequire(import.meta.url)(X)` into `require(X)`.
+ */
+function virtualFilesPlugin(packageRoot: string): Plugin {
+  const virtualUrl = (file: string) => {
+    const path = relative(packageRoot, file).split(sep).join("/");
+    return new URL(path.startsWith("..") ? `external/${path.replace(/^(\.\.\/)+/, "")}` : path, VIRTUAL_ROOT_URL).href;
+  };
+  return {
+    name: "converge-virtual-files",
+    setup(build) {
+      build.onLoad({ filter: /\.[cm]?js$/ }, (args) => {
+        const text = readFileSync(args.path, "utf8");
+        if (!text.includes("import.meta")) return undefined;
+        const url = virtualUrl(args.path);
+        return {
+          loader: "js",
+          contents: text
+            .replace(/createRequire\(import\.meta\.url\)\(/g, "require(")
+            .replaceAll("import.meta.url", JSON.stringify(url))
+            .replaceAll("import.meta.dirname", `__convergeDirname(${JSON.stringify(url)})`)
+            .replaceAll("import.meta.filename", `__convergeFilename(${JSON.stringify(url)})`),
+        };
+      });
+    },
+  };
+}
+
+/** What the bundle holds, from esbuild's metafile: its size, how many inputs, the files inlined and the 15 largest inputs. */
+function bundleSummary(file: string, metafile: Metafile, inlined: Readonly<Record<string, string>>): ProviderBundle {
+  const bytes = Object.values(metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
+  const output = Object.values(metafile.outputs)[0];
   const largestInputs = Object.entries(output?.inputs ?? {})
     .map(([path, input]) => ({ path, bytes: input.bytesInOutput }))
     .sort((a, b) => b.bytes - a.bytes || (a.path < b.path ? -1 : 1))
     .slice(0, 15);
-  return { file: options.outFile, bytes, inputs: Object.keys(result.metafile.inputs).length, dataFiles: Object.keys(inlined).sort(), largestInputs };
+  return { file, bytes, inputs: Object.keys(metafile.inputs).length, dataFiles: Object.keys(inlined).sort(), largestInputs };
 }
 
 /**
