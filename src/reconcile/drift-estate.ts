@@ -6,6 +6,7 @@ import { allEngines } from "./kinds/registry.js";
 import { liveKeyParts, type LiveKey } from "./live-keys.js";
 import type { LiveState } from "./model.js";
 import { plan } from "./plan.js";
+import type { UnmanagedScope } from "./unmanaged-scope.js";
 
 /**
  * Drift over every source of "managed" at once (docs/manual/drift.md, "Sources"): the desired-state
@@ -15,10 +16,6 @@ import { plan } from "./plan.js";
  * manages is never unmanaged; `--unmanaged all` reports every live resource in scope no source
  * manages; coverage is managed ÷ live in scope.
  */
-
-/** What `unmanaged` may mean: undeclared children of APIs a document owns, or every live resource read. */
-export type UnmanagedScope = "owned" | "all";
-export const UNMANAGED_SCOPES: ReadonlyArray<UnmanagedScope> = ["owned", "all"];
 
 /** Where a state-managed document comes from (src/desired/terraform-state.ts sets it on the documents it makes). */
 interface TerraformOrigin {
