@@ -201,9 +201,15 @@ export interface PruneReason {
   readonly reason: string;
 }
 
-/** A kind that repairs what planning recorded (identical twins), once every document is planned. */
+/** A planned action and the document that planned it (by reference: sources other than files need not place their documents apart). */
+export interface DocumentAction {
+  readonly action: PlannedAction;
+  readonly document: LoadedDocument;
+}
+
+/** A kind that repairs what planning recorded (identical twins), once every document is planned: each repair with the document that asked for it. */
 export interface KindWithRepairs {
-  repairs(planned: ReadonlyArray<PlannedAction>, context: PlanContext): PlannedAction[];
+  repairs(planned: ReadonlyArray<PlannedAction>, context: PlanContext): DocumentAction[];
 }
 
 /** A kind whose actions the protections may refuse: the reason, or undefined to let it through. */
