@@ -4,7 +4,7 @@ import type { LoadedDocument } from "../desired/load.js";
 import { readKeyText } from "../desired/read-key.js";
 import { sourceOfDocument, type DriftField, type DriftResource } from "./drift-report.js";
 import { engineForOp, needsOfDocument } from "./kinds/registry.js";
-import { liveKeyOf, type LiveKey } from "./live-keys.js";
+import { LiveKeyMap, liveKeyOf, type LiveKey, type ReadonlyLiveKeySet } from "./live-keys.js";
 import type { LiveState, PlannedAction } from "./model.js";
 import { plan, type PlanResult } from "./plan.js";
 
@@ -36,7 +36,7 @@ export interface ClassifiedDocuments {
   /** The live resources each document declares (src/reconcile/live-keys.ts). */
   readonly declared: ReadonlyMap<LoadedDocument, ReadonlyArray<LiveKey>>;
   /** The live resources reported as undeclared children of owned APIs, by key, with their outcome (unmanaged, refused or unknown). */
-  readonly undeclared: ReadonlyMap<LiveKey, DriftResource["outcome"]>;
+  readonly undeclared: LiveKeyMap<DriftResource["outcome"]>;
 }
 
 /**
@@ -49,7 +49,7 @@ export function classifyDocuments(
   documents: ReadonlyArray<LoadedDocument>,
   live: LiveState,
   failures: ReadonlyMap<string, string> = new Map(),
-  options: { readonly managedElsewhere?: ReadonlySet<LiveKey> } = {},
+  options: { readonly managedElsewhere?: ReadonlyLiveKeySet } = {},
 ): ClassifiedDocuments {
   const unknown = unreadableDocuments(documents, failures);
   const comparable = documents.filter((loaded) => !unknown.has(loaded));
@@ -86,7 +86,7 @@ class DriftEntries {
   readonly resources: DriftResource[] = [];
   readonly documentOf: LoadedDocument[] = [];
   readonly entryOf = new Map<LoadedDocument, number>();
-  readonly undeclared = new Map<LiveKey, DriftResource["outcome"]>();
+  readonly undeclared = new LiveKeyMap<DriftResource["outcome"]>();
 
   /** Adds an entry of `loaded`: its own resource's, or (not `own`) an undeclared child of an API it owns. */
   add(loaded: LoadedDocument, own: boolean, resource: DriftResource): void {

@@ -2,7 +2,7 @@ import type { LoadedDocument } from "../desired/loaded-document.js";
 import { classifyDocuments, type ClassifiedDocuments } from "./drift-classify.js";
 import { describeSource, sourceOfDocument, type DriftField, type DriftResource, type DriftSource } from "./drift-report.js";
 import { allEngines } from "./kinds/registry.js";
-import { liveKeyParts, type LiveKey } from "./live-keys.js";
+import { isApiKey, LiveKeyMap, LiveKeySet, type LiveKey } from "./live-keys.js";
 import type { LiveState } from "./model.js";
 import { plan } from "./plan.js";
 import type { UnmanagedScope } from "./unmanaged-scope.js";
@@ -43,7 +43,7 @@ export function classifyEstate(sources: DriftSources, live: LiveState, failures:
   const scope = sources.scope ?? "owned";
   const states = classifyStateDocuments(sources.stateDocuments ?? [], live, failures, sources.attributeOf);
   const claims = declaredByClaims(sources.claims ?? [], live);
-  const elsewhere = new Set<LiveKey>([...keysOf(states.declared), ...keysOf(claims)]);
+  const elsewhere = new LiveKeySet([...keysOf(states.declared), ...keysOf(claims)]);
   const documents = classifyDocuments(sources.documents, live, failures, { managedElsewhere: elsewhere });
 
   const resources = [...documents.resources, ...states.resources];
@@ -55,9 +55,9 @@ export function classifyEstate(sources: DriftSources, live: LiveState, failures:
     [claims, "inventory"],
   ]));
 
-  const declared = new Set<LiveKey>([...keysOf(documents.declared), ...elsewhere]);
-  const counted = (key: LiveKey) => scope === "all" || liveKeyParts(key).collection !== "apis";
-  const liveInScope = new Set<LiveKey>([...declared].filter(counted));
+  const declared = new LiveKeySet([...keysOf(documents.declared), ...elsewhere]);
+  const counted = (key: LiveKey) => scope === "all" || !isApiKey(key);
+  const liveInScope = new LiveKeySet([...declared].filter(counted));
   // an undeclared resource is live in scope when unmanaged; a protected one (the service's own) or an undecided one is in neither count
   for (const [key, outcome] of documents.undeclared) if (outcome === "unmanaged" && !declared.has(key)) liveInScope.add(key);
   if (scope === "all") {
@@ -79,12 +79,12 @@ interface Claimant {
 }
 
 /** Every claimant of every live resource, apart from the APIs that documents merely name. */
-function claimantsOf(groups: ReadonlyArray<readonly [ReadonlyMap<LoadedDocument, ReadonlyArray<LiveKey>>, ClaimantGroup]>): Map<LiveKey, Claimant[]> {
-  const claimants = new Map<LiveKey, Claimant[]>();
+function claimantsOf(groups: ReadonlyArray<readonly [ReadonlyMap<LoadedDocument, ReadonlyArray<LiveKey>>, ClaimantGroup]>): LiveKeyMap<Claimant[]> {
+  const claimants = new LiveKeyMap<Claimant[]>();
   for (const [declared, group] of groups) {
     for (const [loaded, keys] of declared) {
       for (const key of keys) {
-        if (liveKeyParts(key).collection === "apis") continue;
+        if (isApiKey(key)) continue;
         const list = claimants.get(key) ?? [];
         list.push({ loaded, group, source: sourceOfDocument(loaded) });
         claimants.set(key, list);
@@ -95,7 +95,7 @@ function claimantsOf(groups: ReadonlyArray<readonly [ReadonlyMap<LoadedDocument,
 }
 
 /** Turns the entry of each claimant of a live resource claimants fight over into a conflict that names them all. */
-function markConflicts(resources: DriftResource[], entries: ReadonlyMap<LoadedDocument, number>, claimants: ReadonlyMap<LiveKey, ReadonlyArray<Claimant>>): void {
+function markConflicts(resources: DriftResource[], entries: ReadonlyMap<LoadedDocument, number>, claimants: LiveKeyMap<Claimant[]>): void {
   for (const list of claimants.values()) {
     if (!inConflict(list)) continue;
     const claimedBy = list.map((claimant) => claimant.source);
@@ -168,7 +168,7 @@ function classifyStateDocuments(
 ): ClassifiedDocuments {
   const classified = classifyDocuments(documents, live, failures);
   // the API a document names is declared whether or not its resource exists: only the resource's own key tells
-  const declaresNothing = (loaded: LoadedDocument) => (classified.declared.get(loaded) ?? []).every((key) => liveKeyParts(key).collection === "apis");
+  const declaresNothing = (loaded: LoadedDocument) => (classified.declared.get(loaded) ?? []).every(isApiKey);
   const resources = classified.resources.map((resource, index): DriftResource => {
     const loaded = classified.documentOf[index]!;
     // the resource the state holds is gone (a pin that matches nothing): what terraform's refresh shows as deleted
@@ -185,9 +185,9 @@ function classifyStateDocuments(
  * The live resources terraform states manage (their converge resources and their stacks'
  * inventories): what `plan` and `apply` with `--state` never prune (PlanOptions.managedElsewhere).
  */
-export function managedByStates(stateDocuments: ReadonlyArray<LoadedDocument>, claims: ReadonlyArray<LoadedDocument>, live: LiveState): Set<LiveKey> {
+export function managedByStates(stateDocuments: ReadonlyArray<LoadedDocument>, claims: ReadonlyArray<LoadedDocument>, live: LiveState): LiveKeySet {
   const { declared } = plan(stateDocuments, live, { refuseTwins: true });
-  return new Set([...keysOf(declared), ...keysOf(declaredByClaims(claims, live))]);
+  return new LiveKeySet([...keysOf(declared), ...keysOf(declaredByClaims(claims, live))]);
 }
 
 /** The live resources an inventory's identities name (each an `ensure: absent` document, planned only to match it). */

@@ -11,7 +11,7 @@ import { allEngines, engineForOp, engineOf, kindsInPlanOrder, needsOfDocument } 
 import type { Claim, ClaimCollection, DocumentAction, PlanContext, PlanOptions } from "./kinds/kind-engine.js";
 import { PLAN_FORMAT_VERSION, summarize, type LiveNeed, type LiveState, type Plan, type PlannedAction } from "./model.js";
 import { applyProtections } from "./protections.js";
-import { liveKeyOf, type LiveKey } from "./live-keys.js";
+import { liveKeyOf, liveKeyText, type LiveKey } from "./live-keys.js";
 
 export interface PlanResult {
   readonly plan: Plan;
@@ -65,7 +65,7 @@ export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, 
     if (planning === undefined) return;
     const keys = declared.get(planning);
     if (keys === undefined) declared.set(planning, [key]);
-    else if (!keys.includes(key)) keys.push(key);
+    else if (!keys.some((other) => liveKeyText(other) === liveKeyText(key))) keys.push(key);
   };
   const context = createPlanContext(live, options, documents, claimed, declare);
   const found = planFindings();
