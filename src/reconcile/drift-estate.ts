@@ -25,7 +25,7 @@ export interface DriftSources {
   readonly claims?: ReadonlyArray<LoadedDocument>;
   /** @default "owned" */
   readonly scope?: UnmanagedScope;
-  /** terraform's attribute of a document field path (`authorizationScopes` → `authorization_scopes`), for state-managed resources. */
+  /** terraform's attribute of a document field path (`authorizationScopes` → `authorization_scopes`), for the documents with a `terraform` origin. */
   readonly attributeOf?: (document: LoadedDocument, path: string) => string;
 }
 
@@ -158,7 +158,8 @@ function keysOf(declared: ReadonlyMap<LoadedDocument, ReadonlyArray<LiveKey>>): 
  * The state instances compared with live, as `terraform plan -refresh-only` would: each is the
  * document converge's provider plans for its recorded attributes, so a field the engine finds
  * different is one its refresh would change. Planned together; each entry names its instance
- * (the document's `terraform` origin) and its fields by terraform's attribute names.
+ * (the document's `terraform` origin) and its fields by terraform's attribute names. Documents of
+ * another source compared the same way keep their own origin and field paths.
  */
 function classifyStateDocuments(
   documents: ReadonlyArray<LoadedDocument>,
@@ -175,7 +176,8 @@ function classifyStateDocuments(
     if (resource.outcome === "refused" && declaresNothing(loaded)) {
       return { ...resource, outcome: "missing", fields: [], reason: "the state holds it, but it is gone from live state" };
     }
-    const fields = resource.fields.map((field): DriftField => ({ ...field, path: attributeOf ? attributeOf(loaded, field.path) : field.path }));
+    const named = attributeOf !== undefined && loaded.terraform !== undefined ? attributeOf : undefined;
+    const fields = resource.fields.map((field): DriftField => ({ ...field, path: named ? named(loaded, field.path) : field.path }));
     return { ...resource, fields };
   });
   return { ...classified, resources };
