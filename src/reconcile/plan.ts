@@ -194,6 +194,22 @@ function resolvedCrossCheck(documents: ReadonlyArray<LoadedDocument>, live: Live
   return crossCheckEachDocument(documents, { resolvedApiKey });
 }
 
+/** PlanContext.resolveApi: the API a reference resolves to in live state, or a problem message (not found, ambiguous name). */
+function resolveApiIn(live: LiveState, ref: ApiRef): ReturnType<PlanContext["resolveApi"]> {
+  let apiId: string;
+  if (typeof ref === "string") {
+    apiId = ref;
+  } else {
+    const ids = live.apiIdsByName[ref.name] ?? [];
+    if (ids.length === 0) return { problem: `no API is named ${JSON.stringify(ref.name)} in this account` };
+    if (ids.length > 1) return { problem: `${ids.length} APIs are named ${JSON.stringify(ref.name)} (${ids.join(", ")}): reference one by its apiId` };
+    apiId = ids[0]!;
+  }
+  const api = live.apis[apiId];
+  if (!api) return { problem: `API ${apiId} does not exist in this account (or the token may not read it)` };
+  return { apiId, protocolType: api.protocolType as ProtocolType | undefined };
+}
+
 function createPlanContext(
   live: LiveState,
   options: PlanOptions,
@@ -216,20 +232,7 @@ function createPlanContext(
     live,
     options,
     prune: options.prune ?? false,
-    resolveApi(ref: ApiRef) {
-      let apiId: string;
-      if (typeof ref === "string") {
-        apiId = ref;
-      } else {
-        const ids = live.apiIdsByName[ref.name] ?? [];
-        if (ids.length === 0) return { problem: `no API is named ${JSON.stringify(ref.name)} in this account` };
-        if (ids.length > 1) return { problem: `${ids.length} APIs are named ${JSON.stringify(ref.name)} (${ids.join(", ")}): reference one by its apiId` };
-        apiId = ids[0]!;
-      }
-      const api = live.apis[apiId];
-      if (!api) return { problem: `API ${apiId} does not exist in this account (or the token may not read it)` };
-      return { apiId, protocolType: api.protocolType as ProtocolType | undefined };
-    },
+    resolveApi: (ref) => resolveApiIn(live, ref),
     claim(collection, apiId, id) {
       claimsOf(collection, apiId).add(id);
       declare(liveKeyOf(collection, apiId, id));
