@@ -2,6 +2,7 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { isConvergeError } from "../clients/errors.js";
 import { isDesiredStateError } from "../desired/desired-state-error.js";
+import { UNMANAGED_SCOPES } from "../reconcile/unmanaged-scope.js";
 import type { ApplyFlags } from "./commands/apply-command.js";
 import type { DeleteFlags } from "./commands/delete-command.js";
 import type { DriftFlags, DriftMergeFlags } from "./commands/drift-command.js";
@@ -139,7 +140,7 @@ withVariableOptions(withOutputOptions(withConnectionOptions(program
   .option("-f, --file <path>", "desired-state file or directory, or - for standard input (repeatable)", repeatable, [])
   .option("--from-synth <dir>", "read the desired state a cdktf synth wrote (cdktf.out, or one stack's directory); combines with -f and --state")
   .option("--state <path>", "a terraform state whose converge resources (and cdktf inventories) are managed: a file, a directory of *.tfstate, a glob, or - for stdin (repeatable)", repeatable, [])
-  .addOption(new Option("--unmanaged <scope>", "owned: undeclared routes and integrations of APIs an Api document owns; all: every live resource the token can list, contacts and Regions of the accounts in scope").choices(["owned", "all"]).default("owned"))
+  .addOption(new Option("--unmanaged <scope>", "owned: undeclared routes and integrations of APIs an Api document owns; all: every live resource the token can list, contacts and Regions of the accounts in scope").choices(UNMANAGED_SCOPES).default("owned"))
   .option("--account <id|self>", "with --unmanaged all: also read this account's contacts and Regions (repeatable)", repeatable, [])
   .option("--shard <k/n>", "check only shard K of N (1-based, e.g. 1/4), or auto/N with K from JOB_COMPLETION_INDEX (0-based)")
   .option("--report <file>", "also write the report to FILE: .xml JUnit, .json JSON, .md markdown, .html a page (repeatable)", repeatable, [])

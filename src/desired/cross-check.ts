@@ -20,6 +20,17 @@ export interface CrossCheckOptions {
  * different API than a name: what only resolving the name can tell is checked again at plan time.
  */
 export function crossCheckDocuments(documents: ReadonlyArray<LoadedDocument>, options: CrossCheckOptions = {}): DesiredStateProblem[] {
+  return crossCheckEachDocument(documents, options).map(({ problem }) => problem);
+}
+
+/** A problem of one document, with the document it is about (by reference). */
+export interface DocumentProblem {
+  readonly document: LoadedDocument;
+  readonly problem: DesiredStateProblem;
+}
+
+/** crossCheckDocuments, each problem with its document (plan maps problems back to their documents by it), in the same order. */
+export function crossCheckEachDocument(documents: ReadonlyArray<LoadedDocument>, options: CrossCheckOptions = {}): DocumentProblem[] {
   const apiKey = options.resolvedApiKey ?? apiRefKey;
   const protocols = new Map<string, ProtocolType>();
   if (!options.resolvedApiKey) {
@@ -39,19 +50,20 @@ export function crossCheckDocuments(documents: ReadonlyArray<LoadedDocument>, op
       return memos.get(key) as T;
     },
   };
-  const problems: DesiredStateProblem[] = [];
+  const problems: DocumentProblem[] = [];
   const seen = new Map<string, LoadedDocument>();
   for (const loaded of documents) {
     const model = modelOf(loaded.document.kind);
     const identity = `${loaded.document.kind}/${model.identity(loaded.document, apiKey)}`;
     const first = seen.get(identity);
     if (first) {
-      problems.push(problemAt(loaded, [], `${identity} is declared twice: first at ${first.source.file}:${first.source.line}; `
-        + `each resource may be declared once`));
+      problems.push({ document: loaded, problem: problemAt(loaded, [], `${identity} is declared twice: first at ${first.source.file}:${first.source.line}; `
+        + `each resource may be declared once`) });
     } else {
       seen.set(identity, loaded);
     }
-    for (const problem of model.crossCheck(loaded, index)) problems.push(problem);
+    // a kind's cross-checks find problems of the document they check (problemAt(loaded, …))
+    for (const problem of model.crossCheck(loaded, index)) problems.push({ document: loaded, problem });
   }
   return problems;
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { SourceLocation } from "../desired/desired-state-error.js";
+import type { LoadedDocument, TerraformOrigin } from "../desired/loaded-document.js";
 import { describeVariables, type VariablesRecord } from "../desired/variable-record.js";
 import { KINDS, type Kind } from "../desired/schema.js";
 
@@ -29,13 +30,15 @@ export interface DriftField {
 }
 
 /** A resource a terraform state manages: the state file as the run named it, and the instance's terraform address. */
-export interface StateSource {
-  readonly state: string;
-  readonly address: string;
-}
+export type StateSource = TerraformOrigin;
 
 /** What declares a resource: a place in a desired-state file, or an instance in a terraform state. */
 export type DriftSource = SourceLocation | StateSource;
+
+/** What a report names as a document's source: its instance in a terraform state, else its place in its file. */
+export function sourceOfDocument(loaded: LoadedDocument): DriftSource {
+  return loaded.terraform ?? loaded.source;
+}
 
 /** The ignore rule that accepted a finding: its file, its line there, and its reason. */
 export interface IgnoredBy {

@@ -4,13 +4,14 @@ import { ALTERNATE_CONTACT_TYPES } from "../contract/account.js";
 import type { LoadedDocument } from "../desired/load.js";
 import type { VariablesRecord } from "../desired/variable-record.js";
 import { SELF, readKeyText } from "../desired/read-key.js";
-import { classifyEstate, type DriftSources, type UnmanagedScope } from "./drift-estate.js";
+import { classifyEstate, type DriftSources } from "./drift-estate.js";
 import { driftReport, type DriftReport, type ShardSpec } from "./drift-report.js";
 import { documentsOfShard, shardBucketOf } from "./drift-shards.js";
 import { listApis, readLiveTolerant, withKnownProtocols, type ApiDirectory } from "./live-reader.js";
 import type { LiveNeed } from "./model.js";
 import { needsOf } from "./plan.js";
 import type { Progress } from "./progress.js";
+import type { UnmanagedScope } from "./unmanaged-scope.js";
 
 /**
  * Drift detection (docs/manual/drift.md): reads what the sources need (live-reader.ts) and what the

@@ -64,11 +64,12 @@ export function selectUnmanaged(report: DriftReport, file: string, options: Sele
   const problems: string[] = [];
   const declaredNames = new Map<string, Set<string>>();
   for (const resource of report.resources) {
-    const at = placeOf(resource.kind, resource.identity);
+    const identity = identityOf(resource.identity);
+    const at = placeOf(resource.kind, identity);
     if (resource.outcome !== "unmanaged") {
-      if (at !== undefined && "api" in at && resource.identity.includes("/")) {
+      if (at !== undefined && "api" in at && identity.name !== undefined) {
         const names = declaredNames.get(at.api) ?? new Set<string>();
-        names.add(resource.identity.slice(resource.identity.indexOf("/") + 1));
+        names.add(identity.name);
         declaredNames.set(at.api, names);
       }
       continue;
@@ -151,17 +152,17 @@ function exportApiFindings(
   selection: UnmanagedSelection,
 ): { readonly file: ExportedFile; readonly missing: string[] } {
   let kept = api;
-  const live = new Set<string>();
+  const live = new FindingKeys();
   for (const engine of exportingEngines()) {
     const children = engine.unmanagedChildren;
     if (children === undefined) continue;
     const kind = engine.model.kind;
-    for (const identity of children.identities(api)) live.add(findingKey(kind, identity));
+    for (const identity of children.identities(api)) live.add({ kind, identity });
     kept = children.keep(kept, new Set(findings.filter((finding) => finding.kind === kind).map(({ identity }) => identity)));
   }
   // a kind with no children in the API (the Api itself) is live as long as the API is
   const missing = findings
-    .filter((finding) => engineOf(finding.kind).unmanagedChildren !== undefined && !live.has(findingKey(finding.kind, finding.identity)))
+    .filter((finding) => engineOf(finding.kind).unmanagedChildren !== undefined && !live.has(finding))
     .map(({ address }) => address);
   const exported = exportApi(kept, { reservedNames: selection.declaredNames.get(api.apiId) ?? new Set() });
   const kinds = new Set(findings.map(({ kind }) => kind));
@@ -193,11 +194,12 @@ function exportAccountFindings(
   findings: ReadonlyArray<UnmanagedFinding>,
   file: string,
 ): { readonly file: ExportedFile; readonly missing: string[] } {
-  const wanted = new Set(findings.map(({ kind, identity }) => findingKey(kind, identity)));
+  const wanted = new FindingKeys(findings);
   const exported = exportAccountFrom(account, live);
   // an exported document is a valid one and its defaults do not touch its identity (account, type or Region)
-  const documents = exported.documents.filter((document) => wanted.has(findingKey(document.kind, modelOf(document.kind).identity(document as Document))));
-  const written = new Set(documents.map((document) => findingKey(document.kind, modelOf(document.kind).identity(document as Document))));
+  const keyOf = (document: (typeof exported.documents)[number]): FindingKey => ({ kind: document.kind, identity: modelOf(document.kind).identity(document as Document) });
+  const documents = exported.documents.filter((document) => wanted.has(keyOf(document)));
+  const written = new FindingKeys(documents.map(keyOf));
   return {
     file: {
       ...exported,
@@ -207,12 +209,48 @@ function exportAccountFindings(
       ],
       documents,
     },
-    missing: findings.filter(({ kind, identity }) => !written.has(findingKey(kind, identity))).map(({ address }) => address),
+    missing: findings.filter((finding) => !written.has(finding)).map(({ address }) => address),
   };
 }
 
-function findingKey(kind: string, identity: string): string {
-  return `${kind}\u0000${identity}`;
+/** A resource as a drift report and export name it: its kind and its identity (the one text form kinds give it). */
+interface FindingKey {
+  readonly kind: Kind;
+  readonly identity: string;
+}
+
+/** A set of finding keys, compared by kind and identity. */
+class FindingKeys {
+  readonly #identities = new Map<Kind, Set<string>>();
+
+  constructor(keys: Iterable<FindingKey> = []) {
+    for (const key of keys) this.add(key);
+  }
+
+  add({ kind, identity }: FindingKey): void {
+    const identities = this.#identities.get(kind) ?? new Set<string>();
+    identities.add(identity);
+    this.#identities.set(kind, identities);
+  }
+
+  has({ kind, identity }: FindingKey): boolean {
+    return this.#identities.get(kind)?.has(identity) ?? false;
+  }
+}
+
+/**
+ * An identity as a report's text gives it, read once: the API or account it starts with (an `Api`'s
+ * whole identity is its apiId), and what follows in it (an API child's name or key, an account
+ * setting's type or Region), absent for an identity of one segment.
+ */
+interface ReportedIdentity {
+  readonly head: string;
+  readonly name: string | undefined;
+}
+
+function identityOf(text: string): ReportedIdentity {
+  const slash = text.indexOf("/");
+  return slash === -1 ? { head: text, name: undefined } : { head: text.slice(0, slash), name: text.slice(slash + 1) };
 }
 
 /** Whether export writes a kind per API (else per account). */
@@ -221,10 +259,9 @@ function apiKind(kind: Kind): boolean {
 }
 
 /** The API or account an identity starts with; undefined when that is no valid apiId or account. */
-function placeOf(kind: Kind, identity: string): UnmanagedFinding["place"] | undefined {
-  const first = identity.split("/")[0] ?? "";
-  if (apiKind(kind)) return API_ID_PATTERN.test(first) ? { api: first } : undefined;
-  return first === SELF || ACCOUNT_ID_PATTERN.test(first) ? { account: first } : undefined;
+function placeOf(kind: Kind, { head }: ReportedIdentity): UnmanagedFinding["place"] | undefined {
+  if (apiKind(kind)) return API_ID_PATTERN.test(head) ? { api: head } : undefined;
+  return head === SELF || ACCOUNT_ID_PATTERN.test(head) ? { account: head } : undefined;
 }
 
 function inScope(place: UnmanagedFinding["place"], scope: ExportScope): boolean {

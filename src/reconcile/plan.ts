@@ -2,16 +2,16 @@ import { createHash } from "node:crypto";
 import type { DesiredStateProblem } from "../desired/desired-state-error.js";
 import type { LoadedDocument } from "../desired/load.js";
 import { apiRefKey } from "../desired/api-ref.js";
-import { crossCheckDocuments } from "../desired/cross-check.js";
+import { crossCheckEachDocument, type DocumentProblem } from "../desired/cross-check.js";
 import { problemAt } from "../desired/kinds/kind-model.js";
 import { readKeyText } from "../desired/read-key.js";
 import type { ApiRef, Kind } from "../desired/schema.js";
 import type { ProtocolType } from "../contract/gateway.js";
 import { allEngines, engineForOp, engineOf, kindsInPlanOrder, needsOfDocument } from "./kinds/registry.js";
-import type { Claim, ClaimCollection, PlanContext, PlanOptions, PruneReason } from "./kinds/kind-engine.js";
+import type { Claim, ClaimCollection, DocumentAction, PlanContext, PlanOptions, PruneReason } from "./kinds/kind-engine.js";
 import { PLAN_FORMAT_VERSION, summarize, type LiveApi, type LiveNeed, type LiveState, type Plan, type PlannedAction } from "./model.js";
 import { applyProtections } from "./protections.js";
-import { liveKeyOf, type LiveKey } from "./live-keys.js";
+import { liveKeyOf, liveKeyText, type LiveKey } from "./live-keys.js";
 
 export interface PlanResult {
   readonly plan: Plan;
@@ -19,6 +19,14 @@ export interface PlanResult {
   readonly problems: ReadonlyArray<DesiredStateProblem>;
   /** The live resources each document declares (live-keys.ts), as its plan matched them; absent for a document that matched none. */
   readonly declared: ReadonlyMap<LoadedDocument, ReadonlyArray<LiveKey>>;
+  /**
+   * The document each action of `plan.actions` came from, by reference: the one that planned it (an
+   * `Api` document for the children it prunes, an Integration document for the twins it repairs).
+   * A plan file keeps only the action's source location, which only files make unique.
+   */
+  readonly actionDocuments: ReadonlyMap<PlannedAction, LoadedDocument>;
+  /** The document each of `problems` is about, by reference. */
+  readonly problemDocuments: ReadonlyMap<DesiredStateProblem, LoadedDocument>;
 }
 
 /** The live reads a set of documents needs, deduplicated. */
@@ -57,32 +65,34 @@ export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, 
     if (planning === undefined) return;
     const keys = declared.get(planning);
     if (keys === undefined) declared.set(planning, [key]);
-    else if (!keys.includes(key)) keys.push(key);
+    else if (!keys.some((other) => liveKeyText(other) === liveKeyText(key))) keys.push(key);
   };
   const context = createPlanContext(live, options, documents, claimed, declare);
-  const problems: DesiredStateProblem[] = [];
-  const actions: PlannedAction[] = [];
+  const found = planFindings();
   const order = new Map<Kind, number>(kindsInPlanOrder().map((kind, index) => [kind, index]));
   // within a kind, pinned documents first: an integration pinned by one document is never matched by another's natural key
   const pinnedFirst = (loaded: LoadedDocument) => (engineOf(loaded.document.kind).model.pinned?.(loaded.document) ? 0 : 1);
   const sorted = [...documents].sort((a, b) => order.get(a.document.kind)! - order.get(b.document.kind)! || pinnedFirst(a) - pinnedFirst(b));
   for (const loaded of sorted) {
     planning = loaded;
-    const result = engineOf(loaded.document.kind).plan(loaded, context);
-    actions.push(...result.actions);
-    problems.push(...result.problems);
+    found.add(loaded, engineOf(loaded.document.kind).plan(loaded, context));
   }
   planning = undefined;
-  for (const engine of allEngines()) if (engine.repairs) actions.push(...engine.repairs(actions, context));
-  problems.push(...resolvedCrossCheck(documents, live));
+  for (const engine of allEngines()) if (engine.repairs) found.addActions(engine.repairs(found.actions, context));
+  found.addProblems(resolvedCrossCheck(documents, live));
   if (options.removed && options.removed.length > 0) {
-    const removed = planRemoved(options.removed, context, order, new Map([...claimed].map(([key, ids]) => [key, new Set(ids)])));
-    actions.push(...removed.actions);
-    problems.push(...removed.problems);
+    const claimedByDocuments = new Map([...claimed].map(([key, ids]) => [key, new Set(ids)]));
+    for (const removed of planRemoved(options.removed, context, order, claimedByDocuments)) found.add(removed.document, removed);
   }
   let liveFingerprint: string | undefined;
-  const protectedActions = applyProtections(actions, live)
-    .map((action, index) => ({ action, index }))
+  const actionDocuments = new Map<PlannedAction, LoadedDocument>();
+  const protectedActions = applyProtections(found.actions, live)
+    .map((action, index) => {
+      // a refused action is a new object: it keeps the document of the action it replaces
+      const document = found.actionDocuments.get(found.actions[index]!);
+      if (document !== undefined) actionDocuments.set(action, document);
+      return { action, index };
+    })
     .sort((a, b) => a.action.phase - b.action.phase || a.index - b.index)
     .map(({ action }) => action);
   return {
@@ -99,8 +109,43 @@ export function plan(documents: ReadonlyArray<LoadedDocument>, live: LiveState, 
       actions: protectedActions,
       summary: summarize(protectedActions),
     },
-    problems,
+    problems: found.problems,
     declared,
+    actionDocuments,
+    problemDocuments: found.problemDocuments,
+  };
+}
+
+/** The actions and problems of a plan as they are found, each with the document it came from. */
+function planFindings() {
+  const actions: PlannedAction[] = [];
+  const problems: DesiredStateProblem[] = [];
+  const actionDocuments = new Map<PlannedAction, LoadedDocument>();
+  const problemDocuments = new Map<DesiredStateProblem, LoadedDocument>();
+  const addActions = (added: ReadonlyArray<DocumentAction>) => {
+    for (const { action, document } of added) {
+      actions.push(action);
+      actionDocuments.set(action, document);
+    }
+  };
+  const addProblems = (added: ReadonlyArray<DocumentProblem>) => {
+    for (const { problem, document } of added) {
+      problems.push(problem);
+      problemDocuments.set(problem, document);
+    }
+  };
+  return {
+    actions,
+    problems,
+    actionDocuments,
+    problemDocuments,
+    addActions,
+    addProblems,
+    /** What one document planned: every action and problem is its own. */
+    add(document: LoadedDocument, result: { readonly actions: ReadonlyArray<PlannedAction>; readonly problems: ReadonlyArray<DesiredStateProblem> }) {
+      addActions(result.actions.map((action) => ({ action, document })));
+      addProblems(result.problems.map((problem) => ({ problem, document })));
+    },
   };
 }
 
@@ -114,30 +159,23 @@ function planRemoved(
   context: PlanContext,
   order: ReadonlyMap<Kind, number>,
   claimedByDocuments: ReadonlyMap<string, ReadonlySet<string>>,
-): { actions: PlannedAction[]; problems: DesiredStateProblem[] } {
-  const actions: PlannedAction[] = [];
-  const problems: DesiredStateProblem[] = [];
+): Array<{ readonly document: LoadedDocument; readonly actions: PlannedAction[]; readonly problems: ReadonlyArray<DesiredStateProblem> }> {
   const deletedBy = (action: PlannedAction) => (action.request ? engineForOp(action.request.op)?.deleted?.(action.request) : undefined);
   const declared = (claim: Claim | undefined): boolean => claim !== undefined
     && (claimedByDocuments.get(`${claim.collection}/${claim.apiId}`)?.has(claim.id) ?? false);
-  const planned = [...removed].sort((a, b) => order.get(a.document.kind)! - order.get(b.document.kind)!).map((loaded) => {
+  return [...removed].sort((a, b) => order.get(a.document.kind)! - order.get(b.document.kind)!).map((loaded) => {
     const document = loaded.document;
     const resolved = "api" in document ? context.resolveApi(document.api) : undefined;
     if (resolved && "problem" in resolved) {
       // not found: nothing to delete; two APIs of that name: which one is not known, say so
       const ambiguous = "api" in document && typeof document.api !== "string" && (context.live.apiIdsByName[document.api.name]?.length ?? 0) > 1;
-      return { actions: [], problems: ambiguous ? [problemAt(loaded, ["api"], resolved.problem)] : [] };
+      return { document: loaded, actions: [], problems: ambiguous ? [problemAt(loaded, ["api"], resolved.problem)] : [] };
     }
     const result = engineOf(document.kind).plan(loaded, context);
     const deletes = result.actions.filter((action) => action.type === "delete" && !declared(deletedBy(action)?.claim));
     const reason = (action: PlannedAction) => `no longer declared (${deletedBy(action)?.description ?? "its live resource"}, listed by the previous deploy)`;
-    return { actions: deletes.map((action) => ({ ...action, reason: reason(action) })), problems: result.problems };
+    return { document: loaded, actions: deletes.map((action) => ({ ...action, reason: reason(action) })), problems: result.problems };
   });
-  for (const result of planned) {
-    actions.push(...result.actions);
-    problems.push(...result.problems);
-  }
-  return { actions, problems };
 }
 
 /**
@@ -146,14 +184,30 @@ function planRemoved(
  * API that name it differently are compared here (one document per identity, a route target
  * declared in its API). Nothing to add when no document names its API.
  */
-function resolvedCrossCheck(documents: ReadonlyArray<LoadedDocument>, live: LiveState): DesiredStateProblem[] {
+function resolvedCrossCheck(documents: ReadonlyArray<LoadedDocument>, live: LiveState): DocumentProblem[] {
   if (!documents.some((loaded) => "api" in loaded.document && typeof loaded.document.api !== "string")) return [];
   const resolvedApiKey = (ref: ApiRef): string => {
     if (typeof ref === "string") return ref;
     const ids = live.apiIdsByName[ref.name] ?? [];
     return ids.length === 1 ? ids[0]! : apiRefKey(ref);
   };
-  return crossCheckDocuments(documents, { resolvedApiKey });
+  return crossCheckEachDocument(documents, { resolvedApiKey });
+}
+
+/** PlanContext.resolveApi: the API a reference resolves to in live state, or a problem message (not found, ambiguous name). */
+function resolveApiIn(live: LiveState, ref: ApiRef): ReturnType<PlanContext["resolveApi"]> {
+  let apiId: string;
+  if (typeof ref === "string") {
+    apiId = ref;
+  } else {
+    const ids = live.apiIdsByName[ref.name] ?? [];
+    if (ids.length === 0) return { problem: `no API is named ${JSON.stringify(ref.name)} in this account` };
+    if (ids.length > 1) return { problem: `${ids.length} APIs are named ${JSON.stringify(ref.name)} (${ids.join(", ")}): reference one by its apiId` };
+    apiId = ids[0]!;
+  }
+  const api = live.apis[apiId];
+  if (!api) return { problem: `API ${apiId} does not exist in this account (or the token may not read it)` };
+  return { apiId, protocolType: api.protocolType as ProtocolType | undefined };
 }
 
 function createPlanContext(
@@ -196,22 +250,6 @@ function createPlanContext(
     },
   };
   return context;
-}
-
-/** The live API a document's reference names (an apiId, or a name that must name one API), with its protocol; or why none. */
-function resolveApiIn(live: LiveState, ref: ApiRef): ReturnType<PlanContext["resolveApi"]> {
-  let apiId: string;
-  if (typeof ref === "string") {
-    apiId = ref;
-  } else {
-    const ids = live.apiIdsByName[ref.name] ?? [];
-    if (ids.length === 0) return { problem: `no API is named ${JSON.stringify(ref.name)} in this account` };
-    if (ids.length > 1) return { problem: `${ids.length} APIs are named ${JSON.stringify(ref.name)} (${ids.join(", ")}): reference one by its apiId` };
-    apiId = ids[0]!;
-  }
-  const api = live.apis[apiId];
-  if (!api) return { problem: `API ${apiId} does not exist in this account (or the token may not read it)` };
-  return { apiId, protocolType: api.protocolType as ProtocolType | undefined };
 }
 
 /**

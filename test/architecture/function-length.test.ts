@@ -24,8 +24,6 @@ const ALLOWED: Readonly<Record<string, string>> = {
     "the nesting scanner's flow step, one of its closures over the scan's state (see excessiveNestingOffset)",
   "src/input-limits/nesting.ts: excessiveNestingOffset > scanBlock":
     "the nesting scanner's block step, one of its closures over the scan's state (see excessiveNestingOffset)",
-  "src/reconcile/drift-classify.ts: classifyDocuments": "split on branch issue-43-sources",
-  "src/reconcile/drift-estate.ts: classifyEstate": "split on branch issue-43-sources",
 };
 
 /** A function over the limit: where it begins, its name and its length. */

@@ -212,7 +212,7 @@ describe.each([2, 5])("%i shards of the same estate as terraform state resources
   // what a state holds: resources, never Api documents; each document marked with the state and address it would come from
   const fromState = () => documents
     .filter((loaded) => loaded.document.kind !== "Api")
-    .map((loaded, index): LoadedDocument => ({ ...loaded, document: loaded.document, locate: loaded.locate, terraform: { state: "terraform.tfstate", address: `converge_x.r[${index}]` } }));
+    .map((loaded, index): LoadedDocument => ({ ...loaded, document: loaded.document, locate: (path) => loaded.locate(path), terraform: { state: "terraform.tfstate", address: `converge_x.r[${index}]` } }));
 
   it("read what one process reads, and merge into its report", async () => {
     const input = { documents: [], stateDocuments: fromState(), fingerprint: "f".repeat(64) };

@@ -11,7 +11,7 @@ import { CliError } from "../cli-error.js";
 import { accountFlagProblems } from "../account-flag.js";
 import { connect, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
 import { loadDriftInput } from "../state-input.js";
-import type { UnmanagedScope } from "../../reconcile/drift-estate.js";
+import type { UnmanagedScope } from "../../reconcile/unmanaged-scope.js";
 import { readDriftReportFile } from "../drift-report-file.js";
 import { loadIgnoreRules, type LoadedIgnoreRules } from "../ignore-files.js";
 import { ProgressLine } from "../progress-line.js";

@@ -1,4 +1,4 @@
-import { liveKeyOf } from "../live-keys.js";
+import { apiKeyOf } from "../live-keys.js";
 import { apiModel } from "../../desired/kinds/api.js";
 import { problemAt } from "../../desired/kinds/kind-model.js";
 import type { ApiDocument } from "../../desired/schema.js";
@@ -27,7 +27,7 @@ export const apiEngine = {
     const resolved = context.resolveApi(document.api);
     if ("problem" in resolved) return { actions: [], problems: [problemAt(loaded, ["api"], resolved.problem)] };
     const { apiId, protocolType } = resolved;
-    context.declare(liveKeyOf("apis", apiId, apiId));
+    context.declare(apiKeyOf(apiId));
     if (document.spec.protocolType && protocolType && document.spec.protocolType !== protocolType) {
       return {
         actions: [],
@@ -42,7 +42,7 @@ export const apiEngine = {
   },
 
   liveResources: (live) => Object.values(live.apis).map((api) => ({
-    key: liveKeyOf("apis", api.apiId, api.apiId),
+    key: apiKeyOf(api.apiId),
     address: `Api/${api.apiId}`,
     identity: api.apiId,
     serviceManaged: false,

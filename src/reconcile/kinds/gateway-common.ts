@@ -1,4 +1,4 @@
-import { liveKeyOf } from "../live-keys.js";
+import { apiKeyOf } from "../live-keys.js";
 import { protocolProblems, type GatewayDocument, type GatewayRules } from "../../desired/kinds/gateway-checks.js";
 import { problemAt } from "../../desired/kinds/kind-model.js";
 import type { LoadedDocument } from "../../desired/load.js";
@@ -28,7 +28,7 @@ export function resolveGatewayDocument(
   if ("problem" in resolved) return { failed: { actions: [], problems: [problemAt(loaded, ["api"], resolved.problem)] } };
   const { apiId, protocolType } = resolved;
   // the API a route or integration names is one its source manages (an Api document declares it too)
-  context.declare(liveKeyOf("apis", apiId, apiId));
+  context.declare(apiKeyOf(apiId));
   const problems = protocolType ? protocolProblems(loaded, rules, protocolType) : [];
   if (problems.length > 0) return { failed: { actions: [], problems } };
   return { apiId, protocolType, liveApi: context.live.apis[apiId]! };

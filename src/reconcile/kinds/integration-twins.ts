@@ -3,8 +3,7 @@ import type { IntegrationDocument } from "../../desired/schema.js";
 import type { Integration } from "../../contract/gateway.js";
 import { canonicalJson } from "../../desired/canonical-json.js";
 import { integrationAddress, routeAddress } from "./gateway-common.js";
-import type { SourceLocation } from "../../desired/desired-state-error.js";
-import type { PlanContext } from "./kind-engine.js";
+import type { DocumentAction, PlanContext } from "./kind-engine.js";
 import type { IntegrationRequest } from "./integration-request.js";
 import { isRouteRequest, type RouteRequest } from "./route.js";
 import { PHASE, type PlannedAction } from "../model.js";
@@ -32,8 +31,7 @@ export interface TwinGroup {
   readonly survivor: Integration;
   readonly losers: ReadonlyArray<Integration>;
   /** The Integration document that matched them. */
-  readonly source: SourceLocation;
-  readonly name: string;
+  readonly document: LoadedDocument<IntegrationDocument>;
   readonly why: "pruned" | "repair-twins";
 }
 
@@ -77,7 +75,7 @@ export function resolveTwins(
       + `keeping the first, ${survivor.integrationId}, in an API a kind: Api document prunes, or with --repair-twins)` };
   }
   for (const loser of losers) context.claim("integrations", apiId, loser.integrationId);
-  recordedTwins(context).push({ apiId, survivor, losers, source: loaded.source, name: loaded.document.name, why });
+  recordedTwins(context).push({ apiId, survivor, losers, document: loaded, why });
   return { survivor };
 }
 
@@ -87,13 +85,15 @@ export function resolveTwins(
  * deleted twin and that neither a document declares (its own plan retargets it, by name) nor a
  * planned action deletes. The protections still judge every delete.
  */
-export function twinRepairActions(planned: ReadonlyArray<PlannedAction>, context: PlanContext): PlannedAction[] {
+export function twinRepairActions(planned: ReadonlyArray<PlannedAction>, context: PlanContext): DocumentAction[] {
   const twins = recordedTwins(context);
   const deletedRoutes = new Set(planned.flatMap(({ request }) => (isRouteRequest(request) && request.op === "deleteRoute"
     ? [`${request.apiId}/${request.routeId}`]
     : [])));
-  const actions: PlannedAction[] = [];
-  for (const { apiId, survivor, losers, source, name, why } of twins) {
+  const actions: DocumentAction[] = [];
+  for (const { apiId, survivor, losers, document, why } of twins) {
+    const { source } = document;
+    const name = document.document.name;
     const kept = `integrations/${survivor.integrationId}`;
     const because = why === "pruned" ? `API ${apiId} is pruned` : "--repair-twins";
     for (const loser of losers) {
@@ -101,21 +101,21 @@ export function twinRepairActions(planned: ReadonlyArray<PlannedAction>, context
       for (const route of context.live.apis[apiId]!.routes) {
         if (route.target !== target || context.isClaimed("routes", apiId, route.routeId) || deletedRoutes.has(`${apiId}/${route.routeId}`)) continue;
         const retarget: RouteRequest = { op: "updateRoute", apiId, routeId: route.routeId, patch: { target: kept } };
-        actions.push({
+        actions.push({ document, action: {
           kind: "Route", address: routeAddress(apiId, route.routeKey), name: route.routeKey, identity: `${apiId}/${route.routeKey}`, source,
           type: "update", phase: PHASE.routes, changes: [{ path: "target", before: target, after: kept }],
           reason: `retargeted from ${loser.integrationId} to its identical twin ${survivor.integrationId}, which ${JSON.stringify(name)} keeps (${because})`,
           request: retarget,
-        });
+        } });
       }
       const deleteTwin: IntegrationRequest = { op: "deleteIntegration", apiId, integrationId: loser.integrationId };
-      actions.push({
+      actions.push({ document, action: {
         kind: "Integration", address: integrationAddress(apiId, loser.integrationId), name: loser.integrationId,
         identity: `${apiId}/${loser.integrationId}`, source,
         type: "delete", phase: PHASE.integrationDeletes, changes: [],
         reason: `identical twin of ${survivor.integrationId}, which ${JSON.stringify(name)} keeps (${because})`,
         request: deleteTwin,
-      });
+      } });
     }
   }
   return actions;

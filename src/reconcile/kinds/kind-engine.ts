@@ -6,7 +6,7 @@ import type { LoadedDocument } from "../../desired/loaded-document.js";
 import type { AccountKey } from "../../desired/read-key.js";
 import type { AnyDocument, ApiRef, Document } from "../../desired/schema.js";
 import type { ProtocolType } from "../../contract/gateway.js";
-import type { LiveKey } from "../live-keys.js";
+import type { LiveKey, ReadonlyLiveKeySet } from "../live-keys.js";
 import type { ActionRequest, FieldChange, LiveApi, LiveNeed, LiveState, PlannedAction } from "../model.js";
 import type { Progress } from "../progress.js";
 
@@ -32,7 +32,7 @@ export interface PlanOptions {
    * Live resources another source manages (a terraform state's, `--state`): pruning never deletes
    * them. They are not claims: a document still matches them (and drift reports both claimants).
    */
-  readonly managedElsewhere?: ReadonlySet<LiveKey>;
+  readonly managedElsewhere?: ReadonlyLiveKeySet;
 }
 
 /** What a kind's planning sees besides its own document. Planning never calls anything. */
@@ -52,7 +52,7 @@ export interface PlanContext {
    * what drift compares across sources. `claim` notes the routes and integrations it claims; kinds
    * that claim nothing (contacts, Regions, APIs) declare their live resource when it exists.
    */
-  declare(key: string): void;
+  declare(key: LiveKey): void;
   /**
    * State a kind keeps for the length of one plan, created once per key on first use: a lookup
    * table over live state, or what planning one document records for another's (as ApplyContext.state).
@@ -201,9 +201,15 @@ export interface PruneReason {
   readonly reason: string;
 }
 
-/** A kind that repairs what planning recorded (identical twins), once every document is planned. */
+/** A planned action and the document that planned it (by reference: sources other than files need not place their documents apart). */
+export interface DocumentAction {
+  readonly action: PlannedAction;
+  readonly document: LoadedDocument;
+}
+
+/** A kind that repairs what planning recorded (identical twins), once every document is planned: each repair with the document that asked for it. */
 export interface KindWithRepairs {
-  repairs(planned: ReadonlyArray<PlannedAction>, context: PlanContext): PlannedAction[];
+  repairs(planned: ReadonlyArray<PlannedAction>, context: PlanContext): DocumentAction[];
 }
 
 /** A kind whose actions the protections may refuse: the reason, or undefined to let it through. */
@@ -298,7 +304,7 @@ export interface TerraformResourceExport {
 /** A live resource of a kind as drift counts it over a whole scope (`--unmanaged all`, coverage). */
 export interface LiveResource {
   /** Its key (src/reconcile/live-keys.ts), as the documents that declare it note it. */
-  readonly key: string;
+  readonly key: LiveKey;
   /** Its report address and identity, as the kind's plans write them. */
   readonly address: string;
   readonly identity: string;
