@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../../src/service/index.js";
+import { describe, expect, it } from "vitest";
+import type { RunningService } from "../../src/service/index.js";
 import { expectAccountError, expectEmptySuccess, expectValidation, pollUntil } from "../support/account-expect.js";
 import { accountCall } from "../support/http.js";
+import { useWorld } from "../support/world.js";
 import { testWorld } from "../support/worlds.js";
 
 const TRANSITION_MS = 250;
@@ -27,20 +28,9 @@ const SLOW_CATALOG = [
 ] as const;
 
 /** Regions settle after TRANSITION_MS. */
-let fast: RunningService;
+const { service: fast } = useWorld({ world: testWorld({ regions: [...FAST_CATALOG], regionTransitionMs: TRANSITION_MS }) });
 /** Regions stay mid-transition for the whole run, so that transitional states can be asserted without racing the clock. */
-let slow: RunningService;
-
-beforeAll(async () => {
-  [fast, slow] = await Promise.all([
-    startService({ port: 0, world: testWorld({ regions: [...FAST_CATALOG], regionTransitionMs: TRANSITION_MS }) }),
-    startService({ port: 0, world: testWorld({ regions: [...SLOW_CATALOG], regionTransitionMs: 600_000 }) }),
-  ]);
-});
-
-afterAll(async () => {
-  await Promise.all([fast?.close(), slow?.close()]);
-});
+const { service: slow } = useWorld({ world: testWorld({ regions: [...SLOW_CATALOG], regionTransitionMs: 600_000 }) });
 
 async function statusOf(service: RunningService, regionName: string, token = "admin-token", accountId?: string): Promise<string> {
   const result = await accountCall(service, "GetRegionOptStatus", { RegionName: regionName, ...(accountId ? { AccountId: accountId } : {}) }, token);

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../../src/service/index.js";
+import { describe, expect, it } from "vitest";
 import { contactBody, expectAccountError, expectEmptySuccess, expectValidation } from "../support/account-expect.js";
 import { accountCall, accountCallFormB, call, type CallResult } from "../support/http.js";
+import { useWorld } from "../support/world.js";
 import { testWorld } from "../support/worlds.js";
 
 type Form = "A" | "B";
@@ -21,15 +21,7 @@ const FIXTURES: Record<Form, { type: string; enable: string; disable: string }> 
   B: { type: "OPERATIONS", enable: "af-south-1", disable: "me-central-1" },
 };
 
-let service: RunningService;
-
-beforeAll(async () => {
-  service = await startService({ port: 0, world: testWorld({ regions: [...CATALOG], regionTransitionMs: 600_000 }) });
-});
-
-afterAll(async () => {
-  await service.close();
-});
+const { service } = useWorld({ world: testWorld({ regions: [...CATALOG], regionTransitionMs: 600_000 }) });
 
 function send(form: Form, operation: string, body: unknown, token = "admin-token"): Promise<CallResult> {
   return form === "A" ? accountCall(service, operation, body, token) : accountCallFormB(service, operation, body, token);

@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../../src/service/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_INTEGRATIONS_PER_API } from "../../src/service/gateway/gateway-service.js";
 import {
   createApi,
@@ -14,7 +13,7 @@ import {
   type Protocol,
 } from "../support/gateway.js";
 import { call } from "../support/http.js";
-import { testWorld } from "../support/worlds.js";
+import { useWorld } from "../support/world.js";
 
 /**
  * Integrations of HTTP and WebSocket APIs over real HTTP: the Integration field table,
@@ -24,20 +23,15 @@ import { testWorld } from "../support/worlds.js";
  * (docs/manual/embedded-service.md) and PATCH semantics.
  */
 
-let service: RunningService;
+const { service } = useWorld();
 let httpApi: string;
 let wsApi: string;
 const MISSING_API = "zzzzzzzzz0";
 const MISSING_INTEGRATION = "zzzzzz0";
 
 beforeAll(async () => {
-  service = await startService({ port: 0, world: testWorld() });
   httpApi = (await createApi(service, "HTTP")).apiId;
   wsApi = (await createApi(service, "WEBSOCKET")).apiId;
-});
-
-afterAll(async () => {
-  await service?.close();
 });
 
 const apiOf = (protocol: Protocol) => (protocol === "HTTP" ? httpApi : wsApi);

@@ -36,3 +36,8 @@ export function testWorld(overrides: Partial<WorldInput> = {}): WorldInput {
     ...overrides,
   };
 }
+
+/** `world` with more identities allowed everything in the management account 111111111111, one per token. */
+export function withAdministrators(world: WorldInput, tokens: ReadonlyArray<string>): WorldInput {
+  return { ...world, identities: [...(world.identities ?? []), ...tokens.map((token) => ({ token, accountId: "111111111111", allow: ["*"] }))] };
+}
