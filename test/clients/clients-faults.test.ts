@@ -10,11 +10,10 @@ import {
   GatewayClient,
   Transport,
   type AmbiguousWriteError,
-  type Clients,
 } from "../../src/clients/index.js";
-import type { RunningService } from "../../src/service/index.js";
 import { inBatches } from "../support/gateway.js";
-import { clientsFor, rejectionOf, SEEDED_API_ID, startTestService, watchPool } from "./client-fixtures.js";
+import { rejectionOf, SEEDED_API_ID, seededWorld, watchPool } from "./client-fixtures.js";
+import { clientsFor, useWorld } from "../support/world.js";
 
 /** An HTTP_PROXY integration whose URI identifies it (its natural key in these tests). */
 function proxyIntegration(uri: string) {
@@ -41,17 +40,7 @@ async function createWithoutDuplicates<T>(create: () => Promise<T>, find: () => 
 }
 
 describe("clients against a service answering 30% of requests with 500 (errorRate 0.3)", () => {
-  let service: RunningService;
-  let clients: Clients;
-
-  beforeAll(async () => {
-    service = await startTestService({ faults: { errorRate: 0.3, seed: 20_240_601 } });
-    clients = clientsFor(service, "admin-token", { retry: { maxAttempts: 10, baseDelayMs: 5, maxDelayMs: 20 } });
-  });
-  afterAll(async () => {
-    await clients?.close();
-    await service?.close();
-  });
+  const { service, clients } = useWorld({ world: seededWorld(), faults: { errorRate: 0.3, seed: 20_240_601 }, retry: { maxAttempts: 10, baseDelayMs: 5, maxDelayMs: 20 } });
 
   test("every read and idempotent write succeeds; creates are made safe by reading first", async () => {
     const { account, gateway } = clients;
@@ -137,17 +126,7 @@ describe("clients against a service answering 30% of requests with 500 (errorRat
 });
 
 describe("clients against a service that loses the answer of every write (dropAfterWriteRate 1)", () => {
-  let service: RunningService;
-  let clients: Clients;
-
-  beforeAll(async () => {
-    service = await startTestService({ faults: { dropAfterWriteRate: 1 } });
-    clients = clientsFor(service);
-  });
-  afterAll(async () => {
-    await clients?.close();
-    await service?.close();
-  });
+  const { service, clients } = useWorld({ world: seededWorld(), faults: { dropAfterWriteRate: 1 } });
 
   test("rejects a create with AmbiguousWriteError, sends it exactly once, and the object exists on the service", async () => {
     const { gateway } = clients;
@@ -202,20 +181,9 @@ describe("clients against a service that loses the answer of every write (dropAf
 
 describe("Retry-After", () => {
   // one service per throttle setting (the throttle is per identity and operation)
-  let onePerSecond: RunningService;
-  let fourPerSecond: RunningService;
-  let twoPerSecond: RunningService;
-
-  beforeAll(async () => {
-    [onePerSecond, fourPerSecond, twoPerSecond] = await Promise.all([
-      startTestService({ throttle: { ratePerSecond: 1, burst: 1 } }),
-      startTestService({ throttle: { ratePerSecond: 4, burst: 1 } }),
-      startTestService({ throttle: { ratePerSecond: 2, burst: 1 } }),
-    ]);
-  });
-  afterAll(async () => {
-    await Promise.all([onePerSecond?.close(), fourPerSecond?.close(), twoPerSecond?.close()]);
-  });
+  const { service: onePerSecond } = useWorld({ world: seededWorld({ throttle: { ratePerSecond: 1, burst: 1 } }) });
+  const { service: fourPerSecond } = useWorld({ world: seededWorld({ throttle: { ratePerSecond: 4, burst: 1 } }) });
+  const { service: twoPerSecond } = useWorld({ world: seededWorld({ throttle: { ratePerSecond: 2, burst: 1 } }) });
 
   test("a throttled read waits at least the time the service asked before it is sent again (1 req/s)", async () => {
     const service = onePerSecond;
@@ -293,19 +261,17 @@ describe("Retry-After", () => {
 });
 
 describe("a service throttled to 20 requests per second", () => {
-  let service: RunningService;
+  const { service } = useWorld({ world: seededWorld({ throttle: { ratePerSecond: 20, burst: 20 } }) });
   let transport: Transport;
   let gateway: GatewayClient;
 
   beforeAll(async () => {
-    service = await startTestService({ throttle: { ratePerSecond: 20, burst: 20 } });
     // default rate limiting (unlimited until the service throttles, then adaptive) and default retry policy
     transport = new Transport({ endpoint: service.url, credentials: new Credentials("admin-token") });
     gateway = new GatewayClient(transport);
   });
   afterAll(async () => {
     await transport?.close();
-    await service?.close();
   });
 
   test("500 reads with 16 in flight all complete, with zero 429s surfaced to the caller", async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import {
   AccountClient,
   collect,
@@ -8,10 +8,9 @@ import {
   isApiError,
   Transport,
   type ApiError,
-  type Clients,
 } from "../../src/clients/index.js";
-import type { RunningService } from "../../src/service/index.js";
-import { clientsFor, rejectionOf, SEEDED_API_ID, startTestService, watchPool } from "./client-fixtures.js";
+import { rejectionOf, SEEDED_API_ID, seededWorld, watchPool } from "./client-fixtures.js";
+import { clientsFor, useWorld } from "../support/world.js";
 
 const CONTACT = { AlternateContactType: "OPERATIONS" as const, Name: "Ops", Title: "SRE lead", EmailAddress: "ops@example.com", PhoneNumber: "+1 555 0101" };
 
@@ -31,14 +30,7 @@ const OPERATION_ORDER = ["PutAlternateContact", "GetAlternateContact", "DeleteAl
 const FORM_A_PATHS = ["/putAlternateContact", "/getAlternateContact", "/deleteAlternateContact", "/listRegions", "/getRegionOptStatus", "/enableRegion", "/disableRegion"];
 
 describe("account client request forms", () => {
-  let service: RunningService;
-
-  beforeAll(async () => {
-    service = await startTestService({}, { recordRequests: true });
-  });
-  afterAll(async () => {
-    await service?.close();
-  });
+  const { service } = useWorld({ world: seededWorld(), recordRequests: true });
 
   test("sends form A (POST /<operation>) by default", async () => {
     service.requests.reset();
@@ -110,17 +102,7 @@ describe("account client request forms", () => {
 });
 
 describe("one service, both clients", () => {
-  let service: RunningService;
-  let clients: Clients;
-
-  beforeAll(async () => {
-    service = await startTestService();
-    clients = clientsFor(service);
-  });
-  afterAll(async () => {
-    await clients?.close();
-    await service?.close();
-  });
+  const { service, clients } = useWorld({ world: seededWorld() });
 
   describe("pools and large answers", () => {
     test("a pipelining pool carries several reads per connection, and a create waits for a connection of its own", async () => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import {
   collect,
   createClients,
@@ -11,8 +11,8 @@ import {
   type AmbiguousWriteError,
   type TransportError,
 } from "../../src/clients/index.js";
-import type { RunningService } from "../../src/service/index.js";
-import { clientsFor, closedPort, rejectionOf, SEEDED_API_ID, startTestService, watchPool } from "./client-fixtures.js";
+import { closedPort, rejectionOf, SEEDED_API_ID, seededWorld, watchPool } from "./client-fixtures.js";
+import { clientsFor, useWorld } from "../support/world.js";
 
 describe("a port nothing listens on (connection refused)", () => {
   let endpoint: string;
@@ -61,14 +61,7 @@ describe("a port nothing listens on (connection refused)", () => {
 
 describe("a slow service (latencyMs 2000)", () => {
   const LATENCY_MS = 2000;
-  let service: RunningService;
-
-  beforeAll(async () => {
-    service = await startTestService({ faults: { latencyMs: LATENCY_MS } });
-  });
-  afterAll(async () => {
-    await service?.close();
-  });
+  const { service } = useWorld({ world: seededWorld(), faults: { latencyMs: LATENCY_MS } });
 
   test("rejects promptly with AbortedError when the signal aborts during the request", async () => {
     const clients = clientsFor(service);
@@ -171,17 +164,8 @@ describe("a slow service (latencyMs 2000)", () => {
 });
 
 describe("cancelling while the client waits (backoff, pagination)", () => {
-  let failing: RunningService;
-  let paged: RunningService;
-
-  beforeAll(async () => {
-    failing = await startTestService({ faults: { errorRate: 1 } });
-    paged = await startTestService();
-  });
-  afterAll(async () => {
-    await failing?.close();
-    await paged?.close();
-  });
+  const { service: failing } = useWorld({ world: seededWorld(), faults: { errorRate: 1 } });
+  const { service: paged } = useWorld({ world: seededWorld() });
 
   test("rejects promptly with AbortedError when the signal aborts during a retry backoff", async () => {
     // jitter pinned near its top: the backoff after the first 500 is about 4.9 s
