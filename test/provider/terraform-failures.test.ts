@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Clients } from "../../src/clients/index.js";
-import type { RunningService } from "../../src/service/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { closedPort } from "../clients/client-fixtures.js";
-import { clientsOf, describeResult, diagnosticsOf, liveIntegrations, liveRoutes, operations, ORDERS_API, providerBlock, requestsDuring, startProviderService, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, untilQuiet } from "./terraform-fixture.js";
+import { useWorld } from "../support/world.js";
+import { describeResult, diagnosticsOf, liveIntegrations, liveRoutes, operations, ORDERS_API, providerBlock, providerService, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, untilQuiet } from "./terraform-fixture.js";
 import { terraformSuite } from "./terraform-suite.js";
 
 /**
@@ -105,19 +104,8 @@ describe("failures under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS }
 
 describe("terraform killed with SIGKILL in the middle of an apply", { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   const PAIRS = 4;
-  let slow: RunningService;
-  let clients: Clients;
-
-  beforeAll(async () => {
-    // every request takes 300 ms, so that the apply is still running when it is killed
-    slow = await startProviderService({ faults: { latencyMs: 300 } });
-    clients = clientsOf(slow);
-  });
-
-  afterAll(async () => {
-    await clients?.close();
-    await slow?.close();
-  });
+  // every request takes 300 ms, so that the apply is still running when it is killed
+  const { service: slow, clients } = useWorld(providerService({ faults: { latencyMs: 300 } }));
 
   /** PAIRS integrations of distinct backends, each with a route targeting it. */
   function pairs(): string {

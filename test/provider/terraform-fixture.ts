@@ -4,12 +4,13 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { inflateRawSync } from "node:zlib";
-import { collect, Credentials, createClients, type Clients } from "../../src/clients/index.js";
-import { DEMO_WORLD, startService, type RunningService, type WorldInput } from "../../src/service/index.js";
+import { collect, type Clients } from "../../src/clients/index.js";
+import { DEMO_WORLD, type RunningService, type WorldInput } from "../../src/service/index.js";
 import type { RequestRecord } from "../../src/service/request-log.js";
 import type { Integration, Route } from "../../src/contract/gateway.js";
 import { runProcess, type ProcessResult } from "../support/run-process.js";
 import { builtCliPath } from "../support/serve-process.js";
+import type { WorldOptions } from "../support/world.js";
 
 /**
  * Real terraform 1.11 with the real provider: `converge provider install` (the compiled CLI) into a
@@ -62,20 +63,18 @@ export function providerWorld(overrides: Partial<WorldInput> = {}): WorldInput {
   };
 }
 
-/** The embedded service on port 0, recording every request. */
-export function startProviderService(overrides: Partial<WorldInput> = {}): Promise<RunningService> {
-  return startService({ port: 0, world: providerWorld(overrides), recordRequests: true });
-}
-
-/** Clients of the service with TOKEN: how the tests make changes behind terraform's back and read live state. */
-export function clientsOf(service: RunningService): Clients {
-  return createClients({ endpoint: service.url, credentials: new Credentials(TOKEN), retry: { maxAttempts: 6, baseDelayMs: 20, maxDelayMs: 500 } });
+/**
+ * The provider tests' world (useWorld, startWorld): providerWorld with `overrides`, recording every
+ * request, and clients with TOKEN: how the tests make changes behind terraform's back and read live state.
+ */
+export function providerService(overrides: Partial<WorldInput> = {}): WorldOptions {
+  return { world: providerWorld(overrides), recordRequests: true, token: TOKEN, retry: { maxAttempts: 6, baseDelayMs: 20, maxDelayMs: 500 } };
 }
 
 export const liveRoutes = (clients: Clients, apiId: string): Promise<Route[]> => collect(clients.gateway.routes(apiId));
 export const liveIntegrations = (clients: Clients, apiId: string): Promise<Integration[]> => collect(clients.gateway.integrations(apiId));
 
-/** The requests the service answered while `task` ran (the log must record them: startProviderService does). */
+/** The requests the service answered while `task` ran (the log must record them: providerService's does). */
 export async function requestsDuring<T>(service: RunningService, task: () => Promise<T>): Promise<{ readonly result: T; readonly requests: RequestRecord[] }> {
   const before = service.requests.records().length;
   const result = await task();

@@ -1,24 +1,15 @@
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import type { Clients } from "../../src/clients/index.js";
+import { afterEach, describe, expect, test } from "vitest";
 import { applyPlan } from "../../src/reconcile/apply.js";
 import { readAndPlan } from "../../src/reconcile/reconcile.js";
-import { startService, type RunningService } from "../../src/service/index.js";
 import { createApi, createIntegration, createRoute } from "../support/gateway.js";
-import { adminClients, describeActions, readApis, reconcileWorld, removeDirectory, replan, writeAndLoad } from "./support/reconcile-harness.js";
+import { useWorld } from "../support/world.js";
+import { ADMIN_RETRY, describeActions, readApis, reconcileWorld, removeDirectory, replan, writeAndLoad } from "./support/reconcile-harness.js";
 
 /** Every test gets a fresh service and clients; desired-state directories are removed after it. */
-let service: RunningService;
-let clients: Clients;
+const { service, clients } = useWorld({ world: reconcileWorld(), retry: ADMIN_RETRY }, { each: true });
 const directories: string[] = [];
 
-beforeEach(async () => {
-  service = await startService({ port: 0, world: reconcileWorld() });
-  clients = adminClients(service.url);
-});
-
 afterEach(async () => {
-  await clients.close();
-  await service.close();
   await Promise.all(directories.splice(0).map(removeDirectory));
 });
 

@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { selfSignedCertificate } from "../../../src/provider/runtime/self-signed-certificate.js";
 import { releaseCacheDir } from "../../../src/cli/release/bun-build.js";
-import type { RunningService } from "../../../src/service/index.js";
 import { runProcess } from "../../support/run-process.js";
 import { builtCliPath } from "../../support/serve-process.js";
-import { describeResult, ORDERS_API, planLine, providerBlock, startProviderService, TerraformDir, TOKEN, type TerraformResult } from "../../provider/terraform-fixture.js";
+import { useWorld } from "../../support/world.js";
+import { describeResult, ORDERS_API, planLine, providerBlock, providerService, TerraformDir, TOKEN, type TerraformResult } from "../../provider/terraform-fixture.js";
 import { PACKAGE_ROOT, PACKAGE_TIMEOUT_MS } from "./release-fixture.js";
 import { elfMachine, findQemuAarch64, firstLine, qemuMissingReason, writeQemuWrapper } from "./qemu-arm64.js";
 
@@ -35,7 +35,7 @@ const QEMU_TERRAFORM_TIMEOUT_MS = 900_000;
 const PROVIDER_DIR = "registry.terraform.io/converge/converge";
 
 let root: string;
-let service: RunningService;
+const { service } = useWorld(providerService());
 let executable: string;
 let wrapper: string;
 let version: string;
@@ -52,11 +52,9 @@ beforeAll(async () => {
   version = (JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
   executable = join(outDir, "executables", "linux_arm64", `terraform-provider-converge_v${version}`);
   wrapper = writeQemuWrapper(join(root, "terraform-provider-converge-qemu"), findQemuAarch64()!, executable);
-  service = await startProviderService();
 }, PACKAGE_TIMEOUT_MS);
 
 afterAll(async () => {
-  await service?.close();
   if (root) rmSync(root, { recursive: true, force: true });
 });
 

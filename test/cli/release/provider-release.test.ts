@@ -10,10 +10,10 @@ import { RELEASE_PLATFORMS } from "../../../src/cli/release/release-platform.js"
 import { writeReleaseZip } from "../../../src/cli/release/release-zip.js";
 import { bunBinary, releaseCacheDir } from "../../../src/cli/release/bun-build.js";
 import { buildBunExecutable } from "../../../src/cli/release/bun-executable.js";
-import type { RunningService } from "../../../src/service/index.js";
 import { runProcess } from "../../support/run-process.js";
 import { builtCliPath } from "../../support/serve-process.js";
-import { describeResult, ORDERS_API, providerBlock, startProviderService, TERRAFORM_TEST_TIMEOUT_MS, TOKEN, zipEntries } from "../../provider/terraform-fixture.js";
+import { useWorld } from "../../support/world.js";
+import { describeResult, ORDERS_API, providerBlock, providerService, TERRAFORM_TEST_TIMEOUT_MS, TOKEN, zipEntries } from "../../provider/terraform-fixture.js";
 import { NodelessTerraformDir, PACKAGE_TIMEOUT_MS, runWithoutNode, testRelease, writeHideNodeScript, type TestRelease } from "./release-fixture.js";
 
 /**
@@ -26,7 +26,7 @@ import { NodelessTerraformDir, PACKAGE_TIMEOUT_MS, runWithoutNode, testRelease, 
 
 const PROVIDER_DIR = "registry.terraform.io/converge/converge";
 let release: TestRelease;
-let service: RunningService;
+const { service } = useWorld(providerService());
 let root: string;
 let hideScript: string;
 /** The release's archive: the bytes every installation way starts from. */
@@ -35,7 +35,6 @@ let entryName: string;
 
 beforeAll(async () => {
   release = await testRelease();
-  service = await startProviderService();
   root = mkdtempSync(join(tmpdir(), "converge-release-"));
   hideScript = writeHideNodeScript(root);
   zip = readFileSync(release.zip);
@@ -43,7 +42,6 @@ beforeAll(async () => {
 }, PACKAGE_TIMEOUT_MS);
 
 afterAll(async () => {
-  await service?.close();
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
