@@ -3,7 +3,7 @@ import type { Clients } from "../../src/clients/index.js";
 import type { RunningService, WorldInput } from "../../src/service/index.js";
 import { sharedSuite } from "../support/shared-suite.js";
 import { startWorld, type TestWorld } from "../support/world.js";
-import { describeResult, installProvider, providerService, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, type ProviderHome } from "./terraform-fixture.js";
+import { describeTerraform, installProvider, providerService, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, type ProviderHome } from "./terraform-fixture.js";
 
 /**
  * The setup every terraform suite shares, registered once by `terraformSuite`: the embedded
@@ -59,7 +59,7 @@ export function terraformSuite(label: string, options: TerraformSuiteOptions = {
       const work = suite.dir(name);
       work.write(mainTf);
       const init = await work.init();
-      expect(init.code, describeResult(init)).toBe(0);
+      expect(init.code, describeTerraform(init)).toBe(0);
       return work;
     },
   });

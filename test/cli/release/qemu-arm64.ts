@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { accessSync, constants, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "../../../src/provider/runtime/handshake.js";
 
 /**
  * Debian's user-mode QEMU for arm64 (`qemu-user-static`) and the arm64 C library it loads the
@@ -63,8 +64,6 @@ export function elfMachine(file: string): number {
   return header.readUInt16LE(18);
 }
 
-/** go-plugin's magic cookie, which terraform sets for the plugins it starts. */
-const MAGIC_COOKIE = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
 
 /** What `firstLine` saw: the line, and the time from spawning to it. */
 export interface HandshakeSeen {
@@ -82,7 +81,7 @@ export function firstLine(command: string, clientCertificatePem: string, timeout
   return new Promise((resolveLine, reject) => {
     const started = performance.now();
     const child = spawn(command, [], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE, PLUGIN_PROTOCOL_VERSIONS: "6", PLUGIN_CLIENT_CERT: clientCertificatePem },
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSIONS: "6", PLUGIN_CLIENT_CERT: clientCertificatePem },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
