@@ -3,34 +3,34 @@ import type { RunningService } from "../../src/service/index.js";
 import { expectAccountError, expectEmptySuccess, expectValidation, pollUntil } from "../support/account-expect.js";
 import { accountCall } from "../support/http.js";
 import { useWorld } from "../support/world.js";
-import { testWorld } from "../support/worlds.js";
+import { regionCatalog, testWorld } from "../support/worlds.js";
 
 const TRANSITION_MS = 250;
 
-const FAST_CATALOG = [
-  { regionName: "ap-east-1", optStatus: "DISABLED" },
-  { regionName: "af-south-1", optStatus: "DISABLED" },
-  { regionName: "ap-south-1", optStatus: "DISABLED" },
-  { regionName: "il-central-1", optStatus: "DISABLED" },
-  { regionName: "me-south-1", optStatus: "ENABLED" },
-  { regionName: "me-central-1", optStatus: "ENABLED" },
-  { regionName: "eu-south-1", optStatus: "ENABLING" },
-  { regionName: "ap-south-2", optStatus: "DISABLING" },
-  { regionName: "us-east-1", optStatus: "ENABLED_BY_DEFAULT" },
-  { regionName: "eu-west-1", optStatus: "ENABLED_BY_DEFAULT" },
-] as const;
+const FAST_CATALOG = regionCatalog({
+  "ap-east-1": "DISABLED",
+  "af-south-1": "DISABLED",
+  "ap-south-1": "DISABLED",
+  "il-central-1": "DISABLED",
+  "me-south-1": "ENABLED",
+  "me-central-1": "ENABLED",
+  "eu-south-1": "ENABLING",
+  "ap-south-2": "DISABLING",
+  "us-east-1": "ENABLED_BY_DEFAULT",
+  "eu-west-1": "ENABLED_BY_DEFAULT",
+});
 
-const SLOW_CATALOG = [
-  { regionName: "ap-east-1", optStatus: "DISABLED" },
-  { regionName: "il-central-1", optStatus: "DISABLED" },
-  { regionName: "mx-central-1", optStatus: "ENABLED" },
-  { regionName: "us-east-1", optStatus: "ENABLED_BY_DEFAULT" },
-] as const;
+const SLOW_CATALOG = regionCatalog({
+  "ap-east-1": "DISABLED",
+  "il-central-1": "DISABLED",
+  "mx-central-1": "ENABLED",
+  "us-east-1": "ENABLED_BY_DEFAULT",
+});
 
 /** Regions settle after TRANSITION_MS. */
-const { service: fast } = useWorld({ world: testWorld({ regions: [...FAST_CATALOG], regionTransitionMs: TRANSITION_MS }) });
+const { service: fast } = useWorld({ world: testWorld({ regions: FAST_CATALOG, regionTransitionMs: TRANSITION_MS }) });
 /** Regions stay mid-transition for the whole run, so that transitional states can be asserted without racing the clock. */
-const { service: slow } = useWorld({ world: testWorld({ regions: [...SLOW_CATALOG], regionTransitionMs: 600_000 }) });
+const { service: slow } = useWorld({ world: testWorld({ regions: SLOW_CATALOG, regionTransitionMs: 600_000 }) });
 
 async function statusOf(service: RunningService, regionName: string, token = "admin-token", accountId?: string): Promise<string> {
   const result = await accountCall(service, "GetRegionOptStatus", { RegionName: regionName, ...(accountId ? { AccountId: accountId } : {}) }, token);

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_INTEGRATIONS_PER_API } from "../../src/service/gateway/gateway-service.js";
 import {
+  MISSING_API,
+  createApiOfEachProtocol,
   createApi,
   createIntegration,
   expectBadRequest,
@@ -26,12 +28,10 @@ import { useWorld } from "../support/world.js";
 const { service } = useWorld();
 let httpApi: string;
 let wsApi: string;
-const MISSING_API = "zzzzzzzzz0";
 const MISSING_INTEGRATION = "zzzzzz0";
 
 beforeAll(async () => {
-  httpApi = (await createApi(service, "HTTP")).apiId;
-  wsApi = (await createApi(service, "WEBSOCKET")).apiId;
+  ({ httpApi, wsApi } = await createApiOfEachProtocol(service));
 });
 
 const apiOf = (protocol: Protocol) => (protocol === "HTTP" ? httpApi : wsApi);

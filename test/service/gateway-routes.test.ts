@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_ROUTES_PER_API } from "../../src/service/gateway/gateway-service.js";
 import {
+  MISSING_API,
+  createApiOfEachProtocol,
   createApi,
   createIntegration,
   createRoute,
@@ -26,12 +28,10 @@ let httpApi: string;
 let wsApi: string;
 let httpIntegration: string;
 let wsIntegration: string;
-const MISSING_API = "zzzzzzzzz0";
 const MISSING_ROUTE = "zzzzzz0";
 
 beforeAll(async () => {
-  httpApi = (await createApi(service, "HTTP")).apiId;
-  wsApi = (await createApi(service, "WEBSOCKET")).apiId;
+  ({ httpApi, wsApi } = await createApiOfEachProtocol(service));
   httpIntegration = (await createIntegration(service, httpApi, "HTTP")).integrationId;
   wsIntegration = (await createIntegration(service, wsApi, "WEBSOCKET")).integrationId;
 });

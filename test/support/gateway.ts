@@ -89,3 +89,11 @@ export async function inBatches<T>(count: number, width: number, task: (index: n
   }));
   return out;
 }
+
+/** An API ID no world holds. */
+export const MISSING_API = "zzzzzzzzz0";
+
+/** Creates one API of each protocol in the token's account: the APIs most gateway tests work in. */
+export async function createApiOfEachProtocol(service: RunningService): Promise<{ httpApi: string; wsApi: string }> {
+  return { httpApi: (await createApi(service, "HTTP")).apiId, wsApi: (await createApi(service, "WEBSOCKET")).apiId };
+}

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
-import { accessSync, constants, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "../../../src/provider/runtime/handshake.js";
+import { firstExecutable } from "../../support/executables.js";
 
 /**
  * Debian's user-mode QEMU for arm64 (`qemu-user-static`) and the arm64 C library it loads the
@@ -24,16 +25,7 @@ const SYSROOT_FILES: ReadonlyArray<readonly [string, string]> = [
 
 /** `qemu-aarch64-static` on PATH (or `undefined`). */
 export function findQemuAarch64(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  for (const directory of (env.PATH ?? "").split(":").filter((entry) => entry !== "")) {
-    const candidate = join(directory, "qemu-aarch64-static");
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
+  return firstExecutable((env.PATH ?? "").split(":").filter((entry) => entry !== "").map((directory) => join(directory, "qemu-aarch64-static")));
 }
 
 /** Why the arm64 executable cannot be run here, or `undefined` when it can. Throws under CI, where it must run. */
