@@ -59,6 +59,15 @@ describe("a port nothing listens on (connection refused)", () => {
   });
 });
 
+/** Starts `start` with a signal aborted `abortAfterMs` later; its rejection, and the time from the start to it. */
+async function rejectionWhenAborted(abortAfterMs: number, start: (signal: AbortSignal) => Promise<unknown>): Promise<{ error: unknown; elapsed: number }> {
+  const controller = new AbortController();
+  const started = performance.now();
+  setTimeout(() => controller.abort(), abortAfterMs);
+  const error = await rejectionOf(start(controller.signal));
+  return { error, elapsed: performance.now() - started };
+}
+
 describe("a slow service (latencyMs 2000)", () => {
   const LATENCY_MS = 2000;
   const { service } = useWorld({ world: seededWorld(), faults: { latencyMs: LATENCY_MS } });
@@ -66,11 +75,7 @@ describe("a slow service (latencyMs 2000)", () => {
   test("rejects promptly with AbortedError when the signal aborts during the request", async () => {
     const clients = clientsFor(service);
     try {
-      const controller = new AbortController();
-      const started = performance.now();
-      setTimeout(() => controller.abort(), 100);
-      const error = await rejectionOf(clients.gateway.getApi(SEEDED_API_ID, { signal: controller.signal }));
-      const elapsed = performance.now() - started;
+      const { error, elapsed } = await rejectionWhenAborted(100, (signal) => clients.gateway.getApi(SEEDED_API_ID, { signal }));
 
       expect(isAborted(error)).toBe(true);
       expect({ code: (error as AbortedError).code, name: (error as AbortedError).name, message: (error as AbortedError).message })
@@ -103,11 +108,7 @@ describe("a slow service (latencyMs 2000)", () => {
     try {
       const before = service.requests.count({ operation: "GetIntegrations" });
       const occupying = collect(clients.gateway.routes(SEEDED_API_ID));
-      const controller = new AbortController();
-      const started = performance.now();
-      setTimeout(() => controller.abort(), 100);
-      const error = await rejectionOf(collect(clients.gateway.integrations(SEEDED_API_ID, { signal: controller.signal })));
-      const elapsed = performance.now() - started;
+      const { error, elapsed } = await rejectionWhenAborted(100, (signal) => collect(clients.gateway.integrations(SEEDED_API_ID, { signal })));
 
       expect(isAborted(error)).toBe(true);
       expect((error as AbortedError).message).toBe("apigateway GetIntegrations was cancelled");
@@ -171,11 +172,7 @@ describe("cancelling while the client waits (backoff, pagination)", () => {
     // jitter pinned near its top: the backoff after the first 500 is about 4.9 s
     const clients = clientsFor(failing, "admin-token", { retry: { maxAttempts: 5, baseDelayMs: 5000, maxDelayMs: 5000, random: () => 0.99 } });
     try {
-      const controller = new AbortController();
-      const started = performance.now();
-      setTimeout(() => controller.abort(), 150);
-      const error = await rejectionOf(clients.gateway.getApi(SEEDED_API_ID, { signal: controller.signal }));
-      const elapsed = performance.now() - started;
+      const { error, elapsed } = await rejectionWhenAborted(150, (signal) => clients.gateway.getApi(SEEDED_API_ID, { signal }));
       expect(isAborted(error)).toBe(true);
       expect(elapsed).toBeLessThan(1000);
       expect(failing.requests.count({ operation: "GetApi" })).toBe(1);

@@ -3,6 +3,7 @@ import { MAX_INTEGRATIONS_PER_API } from "../../src/service/gateway/gateway-serv
 import {
   MISSING_API,
   createApiOfEachProtocol,
+  expectDeletedAndGone,
   createApi,
   createIntegration,
   expectBadRequest,
@@ -451,13 +452,7 @@ describe("integration operations: errors", () => {
 
   it("deletes an integration with 204 and no body; it is then 404 and gone from GetIntegrations", async () => {
     const integration = await createIntegration(service, httpApi, "HTTP");
-    const deleted = await call(service, integrationPath(httpApi, integration.integrationId), { method: "DELETE" });
-    expectStatus(deleted, 204);
-    expect(deleted.text).toBe("");
-    expectNotFound(await call(service, integrationPath(httpApi, integration.integrationId), { method: "GET" }), "Integration");
-    expectNotFound(await call(service, integrationPath(httpApi, integration.integrationId), { method: "DELETE" }), "Integration");
-    const listed = await call(service, `${integrationsPath(httpApi)}?maxResults=500`, { method: "GET" });
-    expect(listed.json.items.map((i: { integrationId: string }) => i.integrationId)).not.toContain(integration.integrationId);
+    await expectDeletedAndGone(service, { item: integrationPath(httpApi, integration.integrationId), list: integrationsPath(httpApi) }, "Integration", integration.integrationId);
   });
 
   it("refuses to delete an integration a route targets with 409", async () => {

@@ -3,6 +3,7 @@ import { MAX_ROUTES_PER_API } from "../../src/service/gateway/gateway-service.js
 import {
   MISSING_API,
   createApiOfEachProtocol,
+  expectDeletedAndGone,
   createApi,
   createIntegration,
   createRoute,
@@ -372,13 +373,7 @@ describe("route operations: not found", () => {
 describe("DeleteRoute", () => {
   it("deletes a route with 204 and no body; the route is then 404 and gone from GetRoutes", async () => {
     const route = await createRoute(service, httpApi, { routeKey: freshKey("HTTP"), target: `integrations/${httpIntegration}` });
-    const deleted = await call(service, routePath(httpApi, route.routeId), { method: "DELETE" });
-    expectStatus(deleted, 204);
-    expect(deleted.text).toBe("");
-    expectNotFound(await call(service, routePath(httpApi, route.routeId), { method: "GET" }), "Route");
-    expectNotFound(await call(service, routePath(httpApi, route.routeId), { method: "DELETE" }), "Route");
-    const listed = await call(service, `${routesPath(httpApi)}?maxResults=500`, { method: "GET" });
-    expect(listed.json.items.map((r: { routeId: string }) => r.routeId)).not.toContain(route.routeId);
+    await expectDeletedAndGone(service, { item: routePath(httpApi, route.routeId), list: routesPath(httpApi) }, "Route", route.routeId);
     // its route key is free again
     await createRoute(service, httpApi, { routeKey: route.routeKey });
   });
