@@ -12,7 +12,7 @@ import {
   type AmbiguousWriteError,
 } from "../../src/clients/index.js";
 import { inBatches } from "../support/gateway.js";
-import { rejectionOf, SEEDED_API_ID, seededWorld, watchPool } from "./client-fixtures.js";
+import { rejectionOf, SEEDED_API_ID, seededWorld, watchPool, type WireExchange } from "./client-fixtures.js";
 import { clientsFor, useWorld } from "../support/world.js";
 
 /** An HTTP_PROXY integration whose URI identifies it (its natural key in these tests). */
@@ -179,6 +179,22 @@ describe("clients against a service that loses the answer of every write (dropAf
   });
 });
 
+/**
+ * Asserts one throttled retry on the wire: 200, 429, 200; the 429 asked for a wait (x-svc-retry-after-ms)
+ * in (above, atMost] with Retry-After 1, and the retry left no sooner than asked (timer rounding allowance: 2 ms).
+ */
+function expectOneRetryAsAsked(exchanges: ReadonlyArray<WireExchange>, asked: { readonly above: number; readonly atMost: number }): { throttled: WireExchange; askedMs: number; waitedMs: number } {
+  expect(exchanges.map((exchange) => exchange.status)).toEqual([200, 429, 200]);
+  const throttled = exchanges[1]!;
+  const askedMs = Number(throttled.retryAfterMs);
+  expect(throttled.retryAfter).toBe("1");
+  expect(askedMs).toBeGreaterThan(asked.above);
+  expect(askedMs).toBeLessThanOrEqual(asked.atMost);
+  const waitedMs = exchanges[2]!.sentAt - throttled.receivedAt!;
+  expect(waitedMs).toBeGreaterThanOrEqual(askedMs - 2);
+  return { throttled, askedMs, waitedMs };
+}
+
 describe("Retry-After", () => {
   // one service per throttle setting (the throttle is per identity and operation)
   const { service: onePerSecond } = useWorld({ world: seededWorld({ throttle: { ratePerSecond: 1, burst: 1 } }) });
@@ -197,15 +213,7 @@ describe("Retry-After", () => {
       const secondDone = performance.now();
 
       expect(second).toEqual({ RegionName: "ap-east-1", RegionOptStatus: "DISABLED" });
-      expect(exchanges.map((exchange) => exchange.status)).toEqual([200, 429, 200]);
-      const throttled = exchanges[1]!;
-      const askedMs = Number(throttled.retryAfterMs);
-      expect(throttled.retryAfter).toBe("1");
-      expect(askedMs).toBeGreaterThan(900);
-      expect(askedMs).toBeLessThanOrEqual(1000);
-      // the retry left no sooner than the service asked (timer rounding allowance: 2 ms)
-      const waitedMs = exchanges[2]!.sentAt - throttled.receivedAt!;
-      expect(waitedMs).toBeGreaterThanOrEqual(askedMs - 2);
+      const { throttled, askedMs, waitedMs } = expectOneRetryAsAsked(exchanges, { above: 900, atMost: 1000 });
       // and the service's own clock agrees: one token a second, so the second call ends >= 1 s after the first began
       expect(secondDone - firstStarted).toBeGreaterThanOrEqual(1000 - 2);
       expect(service.requests.count({ operation: "GetRegionOptStatus", status: 429 })).toBe(1);
@@ -226,14 +234,7 @@ describe("Retry-After", () => {
       await clients.gateway.getApi(SEEDED_API_ID);
       expect(await clients.gateway.getApi(SEEDED_API_ID)).toMatchObject({ apiId: SEEDED_API_ID });
 
-      expect(exchanges.map((exchange) => exchange.status)).toEqual([200, 429, 200]);
-      const throttled = exchanges[1]!;
-      const askedMs = Number(throttled.retryAfterMs);
-      expect(throttled.retryAfter).toBe("1");
-      expect(askedMs).toBeGreaterThan(150);
-      expect(askedMs).toBeLessThanOrEqual(250);
-      const waitedMs = exchanges[2]!.sentAt - throttled.receivedAt!;
-      expect(waitedMs).toBeGreaterThanOrEqual(askedMs - 2);
+      const { waitedMs } = expectOneRetryAsAsked(exchanges, { above: 150, atMost: 250 });
       expect(waitedMs).toBeLessThan(900);
     } finally {
       await clients.close();

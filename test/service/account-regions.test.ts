@@ -73,22 +73,16 @@ describe("GetRegionOptStatus", () => {
 });
 
 describe("EnableRegion and DisableRegion", () => {
-  it("moves a DISABLED Region to ENABLING, then to ENABLED once regionTransitionMs has passed", async () => {
+  it.each([
+    { from: "a DISABLED", operation: "EnableRegion", region: "ap-east-1", via: "ENABLING", to: "ENABLED" },
+    { from: "an ENABLED", operation: "DisableRegion", region: "me-south-1", via: "DISABLING", to: "DISABLED" },
+  ])("moves $from Region to $via, then to $to once regionTransitionMs has passed", async ({ operation, region, via, to }) => {
     const startedAt = Date.now();
-    expectEmptySuccess(await accountCall(fast, "EnableRegion", { RegionName: "ap-east-1" }));
-    expect(await statusOf(fast, "ap-east-1")).toBe("ENABLING");
-    const enabledAt = await waitForStatus(fast, "ap-east-1", "ENABLED");
-    expect(enabledAt - startedAt).toBeGreaterThanOrEqual(TRANSITION_MS);
-    expect(await listedStatus(fast, "ap-east-1")).toBe("ENABLED");
-  });
-
-  it("moves an ENABLED Region to DISABLING, then to DISABLED once regionTransitionMs has passed", async () => {
-    const startedAt = Date.now();
-    expectEmptySuccess(await accountCall(fast, "DisableRegion", { RegionName: "me-south-1" }));
-    expect(await statusOf(fast, "me-south-1")).toBe("DISABLING");
-    const disabledAt = await waitForStatus(fast, "me-south-1", "DISABLED");
-    expect(disabledAt - startedAt).toBeGreaterThanOrEqual(TRANSITION_MS);
-    expect(await listedStatus(fast, "me-south-1")).toBe("DISABLED");
+    expectEmptySuccess(await accountCall(fast, operation, { RegionName: region }));
+    expect(await statusOf(fast, region)).toBe(via);
+    const settledAt = await waitForStatus(fast, region, to);
+    expect(settledAt - startedAt).toBeGreaterThanOrEqual(TRANSITION_MS);
+    expect(await listedStatus(fast, region)).toBe(to);
   });
 
   it("enables, disables and enables the same Region again", async () => {

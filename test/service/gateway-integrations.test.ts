@@ -1,20 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_INTEGRATIONS_PER_API } from "../../src/service/gateway/gateway-service.js";
-import {
-  MISSING_API,
-  createApiOfEachProtocol,
-  expectDeletedAndGone,
-  createApi,
-  createIntegration,
-  expectBadRequest,
-  expectConflict,
-  expectGatewayError,
-  expectNotFound,
-  expectStatus,
-  inBatches,
-  integrationBody,
-  type Protocol,
-} from "../support/gateway.js";
+import { createApi, createApiOfEachProtocol, createIntegration, expectBadRequest, expectConflict, expectDeletedAndGone, expectGatewayError, expectNotFound, expectStatus, inBatches, integrationBody, MISSING_API, type Protocol } from "../support/gateway.js";
 import { call } from "../support/http.js";
 import { useWorld } from "../support/world.js";
 

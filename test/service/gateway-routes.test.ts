@@ -1,20 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_ROUTES_PER_API } from "../../src/service/gateway/gateway-service.js";
-import {
-  MISSING_API,
-  createApiOfEachProtocol,
-  expectDeletedAndGone,
-  createApi,
-  createIntegration,
-  createRoute,
-  expectBadRequest,
-  expectConflict,
-  expectGatewayError,
-  expectNotFound,
-  expectStatus,
-  inBatches,
-  type Protocol,
-} from "../support/gateway.js";
+import { createApi, createApiOfEachProtocol, createIntegration, createRoute, expectBadRequest, expectConflict, expectDeletedAndGone, expectGatewayError, expectNotFound, expectStatus, inBatches, MISSING_API, type Protocol } from "../support/gateway.js";
 import { call } from "../support/http.js";
 import { useWorld } from "../support/world.js";
 
@@ -44,6 +30,17 @@ const freshKey = (protocol: Protocol) => (protocol === "HTTP" ? `GET /fresh-${++
 const routesPath = (apiId: string) => `/v2/apis/${apiId}/routes`;
 const routePath = (apiId: string, routeId: string) => `/v2/apis/${apiId}/routes/${routeId}`;
 
+
+/** Creates a route of `body` in `apiId`: 201 with every field as sent, a generated routeId and apiGatewayManaged false, and GetRoute answers the same; returns it. */
+async function createdAndReadBack(apiId: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const created = await call(service, routesPath(apiId), { method: "POST", body });
+  expectStatus(created, 201);
+  expect(created.json).toEqual({ ...body, routeId: expect.stringMatching(/^[a-z0-9]{7}$/), apiGatewayManaged: false });
+  const read = await call(service, routePath(apiId, created.json.routeId), { method: "GET" });
+  expectStatus(read, 200);
+  expect(read.json).toEqual(created.json);
+  return created.json;
+}
 describe("Route fields round-trip", () => {
   it("returns every field of an HTTP route as created, with server defaults, from CreateRoute, GetRoute and GetRoutes", async () => {
     const body = {
@@ -54,15 +51,10 @@ describe("Route fields round-trip", () => {
       target: `integrations/${httpIntegration}`,
       operationName: "GetOrder",
     };
-    const created = await call(service, routesPath(httpApi), { method: "POST", body });
-    expectStatus(created, 201);
-    expect(created.json).toEqual({ ...body, routeId: expect.stringMatching(/^[a-z0-9]{7}$/), apiGatewayManaged: false });
-    const read = await call(service, routePath(httpApi, created.json.routeId), { method: "GET" });
-    expectStatus(read, 200);
-    expect(read.json).toEqual(created.json);
+    const created = await createdAndReadBack(httpApi, body);
     const listed = await call(service, routesPath(httpApi), { method: "GET" });
     expectStatus(listed, 200);
-    expect(listed.json.items).toContainEqual(created.json);
+    expect(listed.json.items).toContainEqual(created);
   });
 
   it("returns every field of a WebSocket route as created, including the WebSocket-only ones", async () => {
@@ -79,12 +71,7 @@ describe("Route fields round-trip", () => {
       target: `integrations/${wsIntegration}`,
       operationName: "SendMessage",
     };
-    const created = await call(service, routesPath(wsApi), { method: "POST", body });
-    expectStatus(created, 201);
-    expect(created.json).toEqual({ ...body, routeId: expect.stringMatching(/^[a-z0-9]{7}$/), apiGatewayManaged: false });
-    const read = await call(service, routePath(wsApi, created.json.routeId), { method: "GET" });
-    expectStatus(read, 200);
-    expect(read.json).toEqual(created.json);
+    await createdAndReadBack(wsApi, body);
   });
 
   it.each([
