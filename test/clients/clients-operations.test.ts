@@ -9,7 +9,7 @@ import {
   Transport,
   type ApiError,
 } from "../../src/clients/index.js";
-import { rejectionOf, SEEDED_API_ID, seededWorld, watchPool } from "./client-fixtures.js";
+import { rejectionOf, SEEDED_API_ID, seededWorld, watchPool, type WireExchange } from "./client-fixtures.js";
 import { clientsFor, useWorld } from "../support/world.js";
 
 const CONTACT = { AlternateContactType: "OPERATIONS" as const, Name: "Ops", Title: "SRE lead", EmailAddress: "ops@example.com", PhoneNumber: "+1 555 0101" };
@@ -32,6 +32,15 @@ const FORM_A_PATHS = ["/putAlternateContact", "/getAlternateContact", "/deleteAl
 describe("account client request forms", () => {
   const { service } = useWorld({ world: seededWorld(), recordRequests: true });
 
+  /** Asserts that the service answered every account operation in OPERATION_ORDER with 200 at `pathOf`, sent with the X-Svc-Target `targetOf`, the first with CONTACT as its body. */
+  function expectAccountRequests(exchanges: ReadonlyArray<WireExchange>, pathOf: (operation: string, index: number) => string, targetOf: (operation: string) => string | undefined): void {
+    const records = service.requests.records();
+    expect(records.map((record) => [record.operation, record.method, record.path, record.status]))
+      .toEqual(OPERATION_ORDER.map((operation, index) => [operation, "POST", pathOf(operation, index), 200]));
+    expect(exchanges.map((exchange) => exchange.target)).toEqual(OPERATION_ORDER.map(targetOf));
+    expect(records[0]!.body).toEqual(CONTACT);
+  }
+
   test("sends form A (POST /<operation>) by default", async () => {
     service.requests.reset();
     const pool = createPool(service.url);
@@ -45,11 +54,7 @@ describe("account client request forms", () => {
         regions: [{ RegionName: "af-south-1", RegionOptStatus: "DISABLED" }, { RegionName: "ap-east-1", RegionOptStatus: "DISABLED" }],
         status: { RegionName: "eu-west-1", RegionOptStatus: "ENABLED_BY_DEFAULT" },
       });
-      const records = service.requests.records();
-      expect(records.map((record) => [record.operation, record.method, record.path, record.status]))
-        .toEqual(OPERATION_ORDER.map((operation, index) => [operation, "POST", FORM_A_PATHS[index], 200]));
-      expect(exchanges.map((exchange) => exchange.target)).toEqual(OPERATION_ORDER.map(() => undefined));
-      expect(records[0]!.body).toEqual(CONTACT);
+      expectAccountRequests(exchanges, (_operation, index) => FORM_A_PATHS[index]!, () => undefined);
     } finally {
       await clients.close();
       await pool.close();
@@ -65,11 +70,7 @@ describe("account client request forms", () => {
       const answers = await everyAccountOperation(new AccountClient(transport, { form: "B" }));
       expect(answers.contact).toEqual(CONTACT);
       expect(answers.regions.map((region) => region.RegionName)).toEqual(["af-south-1", "ap-east-1"]);
-      const records = service.requests.records();
-      expect(records.map((record) => [record.operation, record.method, record.path, record.status]))
-        .toEqual(OPERATION_ORDER.map((operation) => [operation, "POST", "/", 200]));
-      expect(exchanges.map((exchange) => exchange.target)).toEqual(OPERATION_ORDER.map((operation) => `AccountService_20210201.${operation}`));
-      expect(records[0]!.body).toEqual(CONTACT);
+      expectAccountRequests(exchanges, () => "/", (operation) => `AccountService_20210201.${operation}`);
     } finally {
       await transport.close();
       await pool.close();

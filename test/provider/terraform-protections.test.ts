@@ -165,9 +165,7 @@ resource "converge_route" "route" {
 `;
 
     it("refuses to delete the old integration first, as terraform orders it without create_before_destroy, naming the route; the route applied first (-target), the rest follows", async () => {
-      const work = suite.dir("retarget");
-      work.write(swap("old", "retarget", false));
-      expect((await work.init()).code).toBe(0);
+      const work = await suite.initialized("retarget", swap("old", "retarget", false));
       expect((await work.apply()).code).toBe(0);
       const oldId = String(work.attributes("converge_integration.old").integration_id);
       const routeId = String(work.attributes("converge_route.route").route_id);
@@ -191,9 +189,7 @@ resource "converge_route" "route" {
     });
 
     it("applies in one go when the old integration was made with create_before_destroy: create, retarget, then delete", async () => {
-      const work = suite.dir("retarget-cbd");
-      work.write(swap("old", "retarget-cbd", true));
-      expect((await work.init()).code).toBe(0);
+      const work = await suite.initialized("retarget-cbd", swap("old", "retarget-cbd", true));
       expect((await work.apply()).code).toBe(0);
       const oldId = String(work.attributes("converge_integration.old").integration_id);
 

@@ -151,24 +151,17 @@ describe("EnableRegion and DisableRegion", () => {
 });
 
 describe("Regions mid-transition", () => {
-  it("keeps an enabling Region ENABLING on a repeated EnableRegion and refuses DisableRegion with ConflictException", async () => {
-    expectEmptySuccess(await accountCall(slow, "EnableRegion", { RegionName: "ap-east-1" }));
-    expect(await statusOf(slow, "ap-east-1")).toBe("ENABLING");
-    expectEmptySuccess(await accountCall(slow, "EnableRegion", { RegionName: "ap-east-1" }));
-    expect(await statusOf(slow, "ap-east-1")).toBe("ENABLING");
-    expectAccountError(await accountCall(slow, "DisableRegion", { RegionName: "ap-east-1" }), 409, "ConflictException");
-    expect(await statusOf(slow, "ap-east-1")).toBe("ENABLING");
-    expect(await listedStatus(slow, "ap-east-1", { RegionOptStatusContains: ["ENABLING"] })).toBe("ENABLING");
-  });
-
-  it("keeps a disabling Region DISABLING on a repeated DisableRegion and refuses EnableRegion with ConflictException", async () => {
-    expectEmptySuccess(await accountCall(slow, "DisableRegion", { RegionName: "mx-central-1" }));
-    expect(await statusOf(slow, "mx-central-1")).toBe("DISABLING");
-    expectEmptySuccess(await accountCall(slow, "DisableRegion", { RegionName: "mx-central-1" }));
-    expect(await statusOf(slow, "mx-central-1")).toBe("DISABLING");
-    expectAccountError(await accountCall(slow, "EnableRegion", { RegionName: "mx-central-1" }), 409, "ConflictException");
-    expect(await statusOf(slow, "mx-central-1")).toBe("DISABLING");
-    expect(await listedStatus(slow, "mx-central-1", { RegionOptStatusContains: ["ENABLED"] })).toBeUndefined();
+  it.each([
+    { a: "an enabling", region: "ap-east-1", operation: "EnableRegion", status: "ENABLING", other: "DisableRegion", listedAs: "ENABLING", listed: "ENABLING" },
+    { a: "a disabling", region: "mx-central-1", operation: "DisableRegion", status: "DISABLING", other: "EnableRegion", listedAs: "ENABLED", listed: undefined },
+  ])("keeps $a Region $status on a repeated $operation and refuses $other with ConflictException", async ({ region, operation, status, other, listedAs, listed }) => {
+    expectEmptySuccess(await accountCall(slow, operation, { RegionName: region }));
+    expect(await statusOf(slow, region)).toBe(status);
+    expectEmptySuccess(await accountCall(slow, operation, { RegionName: region }));
+    expect(await statusOf(slow, region)).toBe(status);
+    expectAccountError(await accountCall(slow, other, { RegionName: region }), 409, "ConflictException");
+    expect(await statusOf(slow, region)).toBe(status);
+    expect(await listedStatus(slow, region, { RegionOptStatusContains: [listedAs] })).toBe(listed);
   });
 
   it("changes a Region only on the account the management account names", async () => {
