@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_ROUTES_PER_API } from "../../src/service/gateway/gateway-service.js";
 import { createApi, createApiOfEachProtocol, createIntegration, createRoute, expectBadRequest, expectConflict, expectDeletedAndGone, expectGatewayError, expectNotFound, expectStatus, inBatches, MISSING_API, type Protocol } from "../support/gateway.js";
-import { call } from "../support/http.js";
+import { call, type CallResult } from "../support/http.js";
 import { useWorld } from "../support/world.js";
 
 /**
@@ -133,6 +133,13 @@ describe("WebSocket-only route fields", () => {
 });
 
 describe("AuthorizationType per protocol", () => {
+  /** Creates a route of `protocol` with only a route key, PATCHes `patch` into it, and returns the PATCH's answer and the route read after. */
+  async function patchFreshRoute(protocol: Protocol, patch: Record<string, unknown>): Promise<{ patched: CallResult; read: CallResult }> {
+    const bare = await createRoute(service, apiOf(protocol), { routeKey: freshKey(protocol) });
+    const patched = await call(service, routePath(apiOf(protocol), bare.routeId), { method: "PATCH", body: patch });
+    return { patched, read: await call(service, routePath(apiOf(protocol), bare.routeId), { method: "GET" }) };
+  }
+
   const table: ReadonlyArray<{ protocol: Protocol; value: unknown; accepted: boolean }> = [
     { protocol: "HTTP", value: "NONE", accepted: true },
     { protocol: "HTTP", value: "JWT", accepted: true },
@@ -152,20 +159,16 @@ describe("AuthorizationType per protocol", () => {
   it.each(table.filter((row) => row.accepted))("accepts authorizationType $value on a $protocol route on create and on update", async ({ protocol, value }) => {
     const created = await createRoute(service, apiOf(protocol), { routeKey: freshKey(protocol), authorizationType: value });
     expect(created.authorizationType).toBe(value);
-    const bare = await createRoute(service, apiOf(protocol), { routeKey: freshKey(protocol) });
-    const patched = await call(service, routePath(apiOf(protocol), bare.routeId), { method: "PATCH", body: { authorizationType: value } });
+    const { patched, read } = await patchFreshRoute(protocol, { authorizationType: value });
     expectStatus(patched, 200);
-    const read = await call(service, routePath(apiOf(protocol), bare.routeId), { method: "GET" });
     expect(read.json.authorizationType).toBe(value);
   });
 
   it.each(table.filter((row) => !row.accepted))("rejects authorizationType $value on a $protocol route on create and on update", async ({ protocol, value }) => {
     const created = await call(service, routesPath(apiOf(protocol)), { method: "POST", body: { routeKey: freshKey(protocol), authorizationType: value } });
     expectBadRequest(created, "authorizationType");
-    const bare = await createRoute(service, apiOf(protocol), { routeKey: freshKey(protocol) });
-    const patched = await call(service, routePath(apiOf(protocol), bare.routeId), { method: "PATCH", body: { authorizationType: value } });
+    const { patched, read } = await patchFreshRoute(protocol, { authorizationType: value });
     expectBadRequest(patched, "authorizationType");
-    const read = await call(service, routePath(apiOf(protocol), bare.routeId), { method: "GET" });
     expect(read.json.authorizationType).toBe("NONE");
   });
 });
