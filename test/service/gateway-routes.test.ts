@@ -140,23 +140,13 @@ describe("AuthorizationType per protocol", () => {
     return { patched, read: await call(service, routePath(apiOf(protocol), bare.routeId), { method: "GET" }) };
   }
 
-  const table: ReadonlyArray<{ protocol: Protocol; value: unknown; accepted: boolean }> = [
-    { protocol: "HTTP", value: "NONE", accepted: true },
-    { protocol: "HTTP", value: "JWT", accepted: true },
-    { protocol: "HTTP", value: "CLOUD_IAM", accepted: true },
-    { protocol: "HTTP", value: "CUSTOM", accepted: true },
-    { protocol: "WEBSOCKET", value: "NONE", accepted: true },
-    { protocol: "WEBSOCKET", value: "CLOUD_IAM", accepted: true },
-    { protocol: "WEBSOCKET", value: "CUSTOM", accepted: true },
-    { protocol: "WEBSOCKET", value: "JWT", accepted: false },
-    { protocol: "HTTP", value: "AWS_IAM", accepted: false },
-    { protocol: "WEBSOCKET", value: "AWS_IAM", accepted: false },
-    { protocol: "HTTP", value: "none", accepted: false },
-    { protocol: "WEBSOCKET", value: "", accepted: false },
-    { protocol: "HTTP", value: 1, accepted: false },
-  ];
+  /** The authorizationType values of each protocol, accepted and rejected: one row per protocol and value. */
+  const values = (byProtocol: Readonly<Record<Protocol, ReadonlyArray<unknown>>>) =>
+    (["HTTP", "WEBSOCKET"] as const).flatMap((protocol) => byProtocol[protocol].map((value) => ({ protocol, value })));
+  const accepted = values({ HTTP: ["NONE", "JWT", "CLOUD_IAM", "CUSTOM"], WEBSOCKET: ["NONE", "CLOUD_IAM", "CUSTOM"] });
+  const rejected = values({ HTTP: ["AWS_IAM", "none", 1], WEBSOCKET: ["JWT", "AWS_IAM", ""] });
 
-  it.each(table.filter((row) => row.accepted))("accepts authorizationType $value on a $protocol route on create and on update", async ({ protocol, value }) => {
+  it.each(accepted)("accepts authorizationType $value on a $protocol route on create and on update", async ({ protocol, value }) => {
     const created = await createRoute(service, apiOf(protocol), { routeKey: freshKey(protocol), authorizationType: value });
     expect(created.authorizationType).toBe(value);
     const { patched, read } = await patchFreshRoute(protocol, { authorizationType: value });
@@ -164,7 +154,7 @@ describe("AuthorizationType per protocol", () => {
     expect(read.json.authorizationType).toBe(value);
   });
 
-  it.each(table.filter((row) => !row.accepted))("rejects authorizationType $value on a $protocol route on create and on update", async ({ protocol, value }) => {
+  it.each(rejected)("rejects authorizationType $value on a $protocol route on create and on update", async ({ protocol, value }) => {
     const created = await call(service, routesPath(apiOf(protocol)), { method: "POST", body: { routeKey: freshKey(protocol), authorizationType: value } });
     expectBadRequest(created, "authorizationType");
     const { patched, read } = await patchFreshRoute(protocol, { authorizationType: value });
