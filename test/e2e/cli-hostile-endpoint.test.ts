@@ -203,19 +203,19 @@ describe("what already held, kept", { timeout: 60_000 }, () => {
   });
 
   it.each([
-    {
-      name: "retries a connection cut mid-answer a bounded number of times, then names the operation",
-      behaviour: "cut" as const,
-      command: COMMANDS.plan,
-      check: (result: Run) => expect(result.server.received.filter((operation) => operation === "GetRoutes")).toHaveLength(6),
-    },
-    {
-      name: "stops reading headers that never end at undici's limit, then names the operation",
-      behaviour: "endless-headers" as const,
-      command: COMMANDS.export,
-      check: (result: Run) => expect(result.maxRssKib).toBeLessThan(300 * MIB),
-    },
-  ])("$name", async ({ behaviour, command, check }) => {
+    [
+      "retries a connection cut mid-answer a bounded number of times, then names the operation",
+      "cut",
+      COMMANDS.plan,
+      (result: Run) => expect(result.server.received.filter((operation) => operation === "GetRoutes")).toHaveLength(6),
+    ],
+    [
+      "stops reading headers that never end at undici's limit, then names the operation",
+      "endless-headers",
+      COMMANDS.export,
+      (result: Run) => expect(result.maxRssKib).toBeLessThan(300 * MIB),
+    ],
+  ] as const)("%s", async (_name, behaviour, command, check) => {
     const server = await start("GetRoutes", behaviour);
     const result = await run(server, command, 45_000);
     expectCleanFailure(result);

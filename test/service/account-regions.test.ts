@@ -74,9 +74,9 @@ describe("GetRegionOptStatus", () => {
 
 describe("EnableRegion and DisableRegion", () => {
   it.each([
-    { from: "a DISABLED", operation: "EnableRegion", region: "ap-east-1", via: "ENABLING", to: "ENABLED" },
-    { from: "an ENABLED", operation: "DisableRegion", region: "me-south-1", via: "DISABLING", to: "DISABLED" },
-  ])("moves $from Region to $via, then to $to once regionTransitionMs has passed", async ({ operation, region, via, to }) => {
+    ["a DISABLED", "ENABLING", "ENABLED", "EnableRegion", "ap-east-1"],
+    ["an ENABLED", "DISABLING", "DISABLED", "DisableRegion", "me-south-1"],
+  ] as const)("moves %s Region to %s, then to %s once regionTransitionMs has passed", async (_from, via, to, operation, region) => {
     const startedAt = Date.now();
     expectEmptySuccess(await accountCall(fast, operation, { RegionName: region }));
     expect(await statusOf(fast, region)).toBe(via);
@@ -152,9 +152,9 @@ describe("EnableRegion and DisableRegion", () => {
 
 describe("Regions mid-transition", () => {
   it.each([
-    { a: "an enabling", region: "ap-east-1", operation: "EnableRegion", status: "ENABLING", other: "DisableRegion", listedAs: "ENABLING", listed: "ENABLING" },
-    { a: "a disabling", region: "mx-central-1", operation: "DisableRegion", status: "DISABLING", other: "EnableRegion", listedAs: "ENABLED", listed: undefined },
-  ])("keeps $a Region $status on a repeated $operation and refuses $other with ConflictException", async ({ region, operation, status, other, listedAs, listed }) => {
+    ["an enabling", "ENABLING", "EnableRegion", "DisableRegion", "ap-east-1", "ENABLING", "ENABLING"],
+    ["a disabling", "DISABLING", "DisableRegion", "EnableRegion", "mx-central-1", "ENABLED", undefined],
+  ] as const)("keeps %s Region %s on a repeated %s and refuses %s with ConflictException", async (_a, status, operation, other, region, listedAs, listed) => {
     expectEmptySuccess(await accountCall(slow, operation, { RegionName: region }));
     expect(await statusOf(slow, region)).toBe(status);
     expectEmptySuccess(await accountCall(slow, operation, { RegionName: region }));
