@@ -3,6 +3,7 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "../../src/provider/runtime/handshake.js";
 import { runProcess } from "../support/run-process.js";
 
 /**
@@ -13,8 +14,6 @@ import { runProcess } from "../support/run-process.js";
  */
 
 const ROOT = resolve(import.meta.dirname, "../..");
-/** go-plugin's magic cookie, which terraform sets for the plugins it starts. */
-const MAGIC_COOKIE = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
 const TIMEOUT_MS = 180_000;
 
 /** A few names each entry point must export (what the README and docs/manual/ show users importing). */
@@ -75,7 +74,7 @@ describe("the packed package", { timeout: TIMEOUT_MS }, () => {
     expect(await readFile(executable, "utf8")).toContain(join(project, "node_modules/converge/dist/src/provider/main.js"));
     await readFile(join(project, "node_modules/converge/dist/src/provider/provider-schemas.json"), "utf8");
     // started as terraform starts it (without TLS, which go-plugin allows): the handshake line, then it is stopped
-    const child = spawn(executable, [], { env: { ...env(), TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE, PLUGIN_PROTOCOL_VERSIONS: "6" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(executable, [], { env: { ...env(), [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSIONS: "6" }, stdio: ["ignore", "pipe", "pipe"] });
     try {
       const line = await new Promise<string>((resolveLine, reject) => {
         let out = "";

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { connect, type ClientHttp2Session } from "node:http2";
 import { connect as tlsConnect } from "node:tls";
+import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "../../src/provider/runtime/handshake.js";
 import { selfSignedCertificate } from "../../src/provider/runtime/self-signed-certificate.js";
 
 /**
@@ -15,7 +16,6 @@ import { selfSignedCertificate } from "../../src/provider/runtime/self-signed-ce
  *
  *     node dist/test/bench/first-answers.js RUNS COMMAND [ARGS…] [-- COMMAND [ARGS…]]…
  */
-const MAGIC_COOKIE = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
 /** ValidateProviderConfig.Request with a null configuration (DynamicValue{msgpack: nil}). */
 const VALIDATE_NULL_CONFIG = Buffer.from([0x0a, 0x03, 0x0a, 0x01, 0xc0]);
 const client = selfSignedCertificate();
@@ -56,7 +56,7 @@ function unaryCall(session: ClientHttp2Session, path: string, message: Buffer): 
 async function measure([command, ...args]: ReadonlyArray<string>): Promise<Marks> {
   const started = performance.now();
   const child = spawn(command!, args, {
-    env: { PATH: process.env["PATH"] ?? "", TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE, PLUGIN_PROTOCOL_VERSIONS: "6", PLUGIN_CLIENT_CERT: client.certificatePem },
+    env: { PATH: process.env["PATH"] ?? "", [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSIONS: "6", PLUGIN_CLIENT_CERT: client.certificatePem },
     stdio: ["ignore", "pipe", "ignore"],
   });
   const marks: Partial<Marks> = {};

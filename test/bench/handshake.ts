@@ -1,8 +1,7 @@
 import { spawn } from "node:child_process";
+import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "../../src/provider/runtime/handshake.js";
 import { selfSignedCertificate } from "../../src/provider/runtime/self-signed-certificate.js";
 
-/** go-plugin's magic cookie, which terraform sets for the plugins it starts. */
-const MAGIC_COOKIE = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
 
 let clientCertificate: string | undefined;
 
@@ -16,7 +15,7 @@ export function handshakeMs([command, ...args]: ReadonlyArray<string>): Promise<
   return new Promise((resolveRun, reject) => {
     const started = performance.now();
     const child = spawn(command!, args, {
-      env: { PATH: process.env["PATH"] ?? "", TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE, PLUGIN_PROTOCOL_VERSIONS: "5,6", PLUGIN_CLIENT_CERT: clientCertificate },
+      env: { PATH: process.env["PATH"] ?? "", [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSIONS: "5,6", PLUGIN_CLIENT_CERT: clientCertificate },
       stdio: ["ignore", "pipe", "ignore"],
     });
     let elapsed: number | undefined;

@@ -1,35 +1,17 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createNetServer, type AddressInfo } from "node:net";
 import type { Dispatcher, Pool } from "undici";
-import { Credentials, createClients, type Clients, type ClientsOptions } from "../../src/clients/index.js";
-import { startService, type RunningService, type ServiceOptions, type WorldInput } from "../../src/service/index.js";
+import type { WorldInput } from "../../src/service/index.js";
 import { testWorld } from "../support/worlds.js";
 
 /** The HTTP API every gateway test world seeds (quick create: one managed route and integration). */
 export const SEEDED_API_ID = "seedapi001";
 
-/** Retries fast enough for tests, still exponential with jitter. */
-export const FAST_RETRY = { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 50 } as const;
-
-/** Starts the embedded service on port 0 with {@link testWorld} plus `overrides` and one seeded HTTP API. */
-export function startTestService(overrides: Partial<WorldInput> = {}, options: Omit<ServiceOptions, "world" | "port"> = {}): Promise<RunningService> {
-  return startService({
-    ...options,
-    port: 0,
-    world: testWorld({
-      apis: [{ apiId: SEEDED_API_ID, name: "seeded", protocolType: "HTTP", target: "https://backend.example/seeded" }],
-      ...overrides,
-    }),
-  });
-}
-
-/** Both clients against `endpoint` with `token`, fast retries, and whatever `options` adds. */
-export function clientsFor(endpoint: string | RunningService, token = "admin-token", options: Partial<Omit<ClientsOptions, "endpoint" | "credentials">> = {}): Clients {
-  return createClients({
-    endpoint: typeof endpoint === "string" ? endpoint : endpoint.url,
-    credentials: new Credentials(token),
-    ...options,
-    retry: { ...FAST_RETRY, ...options.retry },
+/** {@link testWorld} plus `overrides` and one seeded HTTP API: the world of the clients' tests. */
+export function seededWorld(overrides: Partial<WorldInput> = {}): WorldInput {
+  return testWorld({
+    apis: [{ apiId: SEEDED_API_ID, name: "seeded", protocolType: "HTTP", target: "https://backend.example/seeded" }],
+    ...overrides,
   });
 }
 

@@ -19,8 +19,8 @@ import {
   TransportError,
   type Clients,
 } from "../../src/clients/index.js";
-import type { RunningService } from "../../src/service/index.js";
-import { answer, clientsFor, rejectionOf, SEEDED_API_ID, startForeignServer, startTestService, type ForeignServer } from "./client-fixtures.js";
+import { answer, type ForeignServer, rejectionOf, SEEDED_API_ID, seededWorld, startForeignServer } from "./client-fixtures.js";
+import { clientsFor, useWorld } from "../support/world.js";
 
 /** Every guard applied to one value, so that a test can assert exactly which ones hold. */
 function guards(value: unknown) {
@@ -51,17 +51,7 @@ function apiFields(error: unknown) {
 }
 
 describe("typed errors of the service's answers", () => {
-  let service: RunningService;
-  let admin: Clients;
-
-  beforeAll(async () => {
-    service = await startTestService();
-    admin = clientsFor(service);
-  });
-  afterAll(async () => {
-    await admin?.close();
-    await service?.close();
-  });
+  const { service, clients: admin } = useWorld({ world: seededWorld() });
 
   test("rejects an invalid PutAlternateContact with ValidationException naming every invalid field, sent once", async () => {
     const before = service.requests.count({ operation: "PutAlternateContact" });
@@ -190,17 +180,8 @@ describe("typed errors of the service's answers", () => {
 });
 
 describe("throttling and server errors that outlast the retries", () => {
-  let throttled: RunningService;
-  let failing: RunningService;
-
-  beforeAll(async () => {
-    throttled = await startTestService({ throttle: { ratePerSecond: 0.5, burst: 1 } });
-    failing = await startTestService({ faults: { errorRate: 1 } });
-  });
-  afterAll(async () => {
-    await throttled?.close();
-    await failing?.close();
-  });
+  const { service: throttled } = useWorld({ world: seededWorld({ throttle: { ratePerSecond: 0.5, burst: 1 } }) });
+  const { service: failing } = useWorld({ world: seededWorld(), faults: { errorRate: 1 } });
 
   test("rejects with LimitExceededException (limitType RequestRate) and TooManyRequestsException when maxAttempts is 1", async () => {
     const clients = clientsFor(throttled, "admin-token", { retry: { maxAttempts: 1 } });

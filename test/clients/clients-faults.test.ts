@@ -10,11 +10,10 @@ import {
   GatewayClient,
   Transport,
   type AmbiguousWriteError,
-  type Clients,
 } from "../../src/clients/index.js";
-import type { RunningService } from "../../src/service/index.js";
 import { inBatches } from "../support/gateway.js";
-import { clientsFor, rejectionOf, SEEDED_API_ID, startTestService, watchPool } from "./client-fixtures.js";
+import { rejectionOf, SEEDED_API_ID, seededWorld, watchPool, type WireExchange } from "./client-fixtures.js";
+import { clientsFor, useWorld } from "../support/world.js";
 
 /** An HTTP_PROXY integration whose URI identifies it (its natural key in these tests). */
 function proxyIntegration(uri: string) {
@@ -41,17 +40,7 @@ async function createWithoutDuplicates<T>(create: () => Promise<T>, find: () => 
 }
 
 describe("clients against a service answering 30% of requests with 500 (errorRate 0.3)", () => {
-  let service: RunningService;
-  let clients: Clients;
-
-  beforeAll(async () => {
-    service = await startTestService({ faults: { errorRate: 0.3, seed: 20_240_601 } });
-    clients = clientsFor(service, "admin-token", { retry: { maxAttempts: 10, baseDelayMs: 5, maxDelayMs: 20 } });
-  });
-  afterAll(async () => {
-    await clients?.close();
-    await service?.close();
-  });
+  const { service, clients } = useWorld({ world: seededWorld(), faults: { errorRate: 0.3, seed: 20_240_601 }, retry: { maxAttempts: 10, baseDelayMs: 5, maxDelayMs: 20 } });
 
   test("every read and idempotent write succeeds; creates are made safe by reading first", async () => {
     const { account, gateway } = clients;
@@ -137,17 +126,7 @@ describe("clients against a service answering 30% of requests with 500 (errorRat
 });
 
 describe("clients against a service that loses the answer of every write (dropAfterWriteRate 1)", () => {
-  let service: RunningService;
-  let clients: Clients;
-
-  beforeAll(async () => {
-    service = await startTestService({ faults: { dropAfterWriteRate: 1 } });
-    clients = clientsFor(service);
-  });
-  afterAll(async () => {
-    await clients?.close();
-    await service?.close();
-  });
+  const { service, clients } = useWorld({ world: seededWorld(), faults: { dropAfterWriteRate: 1 } });
 
   test("rejects a create with AmbiguousWriteError, sends it exactly once, and the object exists on the service", async () => {
     const { gateway } = clients;
@@ -200,22 +179,27 @@ describe("clients against a service that loses the answer of every write (dropAf
   });
 });
 
+/**
+ * Asserts one throttled retry on the wire: 200, 429, 200; the 429 asked for a wait (x-svc-retry-after-ms)
+ * in (above, atMost] with Retry-After 1, and the retry left no sooner than asked (timer rounding allowance: 2 ms).
+ */
+function expectOneRetryAsAsked(exchanges: ReadonlyArray<WireExchange>, asked: { readonly above: number; readonly atMost: number }): { throttled: WireExchange; askedMs: number; waitedMs: number } {
+  expect(exchanges.map((exchange) => exchange.status)).toEqual([200, 429, 200]);
+  const throttled = exchanges[1]!;
+  const askedMs = Number(throttled.retryAfterMs);
+  expect(throttled.retryAfter).toBe("1");
+  expect(askedMs).toBeGreaterThan(asked.above);
+  expect(askedMs).toBeLessThanOrEqual(asked.atMost);
+  const waitedMs = exchanges[2]!.sentAt - throttled.receivedAt!;
+  expect(waitedMs).toBeGreaterThanOrEqual(askedMs - 2);
+  return { throttled, askedMs, waitedMs };
+}
+
 describe("Retry-After", () => {
   // one service per throttle setting (the throttle is per identity and operation)
-  let onePerSecond: RunningService;
-  let fourPerSecond: RunningService;
-  let twoPerSecond: RunningService;
-
-  beforeAll(async () => {
-    [onePerSecond, fourPerSecond, twoPerSecond] = await Promise.all([
-      startTestService({ throttle: { ratePerSecond: 1, burst: 1 } }),
-      startTestService({ throttle: { ratePerSecond: 4, burst: 1 } }),
-      startTestService({ throttle: { ratePerSecond: 2, burst: 1 } }),
-    ]);
-  });
-  afterAll(async () => {
-    await Promise.all([onePerSecond?.close(), fourPerSecond?.close(), twoPerSecond?.close()]);
-  });
+  const { service: onePerSecond } = useWorld({ world: seededWorld({ throttle: { ratePerSecond: 1, burst: 1 } }) });
+  const { service: fourPerSecond } = useWorld({ world: seededWorld({ throttle: { ratePerSecond: 4, burst: 1 } }) });
+  const { service: twoPerSecond } = useWorld({ world: seededWorld({ throttle: { ratePerSecond: 2, burst: 1 } }) });
 
   test("a throttled read waits at least the time the service asked before it is sent again (1 req/s)", async () => {
     const service = onePerSecond;
@@ -229,15 +213,7 @@ describe("Retry-After", () => {
       const secondDone = performance.now();
 
       expect(second).toEqual({ RegionName: "ap-east-1", RegionOptStatus: "DISABLED" });
-      expect(exchanges.map((exchange) => exchange.status)).toEqual([200, 429, 200]);
-      const throttled = exchanges[1]!;
-      const askedMs = Number(throttled.retryAfterMs);
-      expect(throttled.retryAfter).toBe("1");
-      expect(askedMs).toBeGreaterThan(900);
-      expect(askedMs).toBeLessThanOrEqual(1000);
-      // the retry left no sooner than the service asked (timer rounding allowance: 2 ms)
-      const waitedMs = exchanges[2]!.sentAt - throttled.receivedAt!;
-      expect(waitedMs).toBeGreaterThanOrEqual(askedMs - 2);
+      const { throttled, askedMs, waitedMs } = expectOneRetryAsAsked(exchanges, { above: 900, atMost: 1000 });
       // and the service's own clock agrees: one token a second, so the second call ends >= 1 s after the first began
       expect(secondDone - firstStarted).toBeGreaterThanOrEqual(1000 - 2);
       expect(service.requests.count({ operation: "GetRegionOptStatus", status: 429 })).toBe(1);
@@ -258,14 +234,7 @@ describe("Retry-After", () => {
       await clients.gateway.getApi(SEEDED_API_ID);
       expect(await clients.gateway.getApi(SEEDED_API_ID)).toMatchObject({ apiId: SEEDED_API_ID });
 
-      expect(exchanges.map((exchange) => exchange.status)).toEqual([200, 429, 200]);
-      const throttled = exchanges[1]!;
-      const askedMs = Number(throttled.retryAfterMs);
-      expect(throttled.retryAfter).toBe("1");
-      expect(askedMs).toBeGreaterThan(150);
-      expect(askedMs).toBeLessThanOrEqual(250);
-      const waitedMs = exchanges[2]!.sentAt - throttled.receivedAt!;
-      expect(waitedMs).toBeGreaterThanOrEqual(askedMs - 2);
+      const { waitedMs } = expectOneRetryAsAsked(exchanges, { above: 150, atMost: 250 });
       expect(waitedMs).toBeLessThan(900);
     } finally {
       await clients.close();
@@ -293,19 +262,17 @@ describe("Retry-After", () => {
 });
 
 describe("a service throttled to 20 requests per second", () => {
-  let service: RunningService;
+  const { service } = useWorld({ world: seededWorld({ throttle: { ratePerSecond: 20, burst: 20 } }) });
   let transport: Transport;
   let gateway: GatewayClient;
 
   beforeAll(async () => {
-    service = await startTestService({ throttle: { ratePerSecond: 20, burst: 20 } });
     // default rate limiting (unlimited until the service throttles, then adaptive) and default retry policy
     transport = new Transport({ endpoint: service.url, credentials: new Credentials("admin-token") });
     gateway = new GatewayClient(transport);
   });
   afterAll(async () => {
     await transport?.close();
-    await service?.close();
   });
 
   test("500 reads with 16 in flight all complete, with zero 429s surfaced to the caller", async () => {

@@ -14,7 +14,8 @@ import {
   type ContractViolationError,
   type TransportError,
 } from "../../src/clients/index.js";
-import { answer, clientsFor, rejectionOf, startForeignServer, type ForeignServer } from "./client-fixtures.js";
+import { answer, type ForeignServer, rejectionOf, startForeignServer } from "./client-fixtures.js";
+import { clientsFor } from "../support/world.js";
 
 /**
  * Issue 27 for the typed clients used as a library: a deadline per attempt over the whole answer,

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import {
   AccountClient,
   collect,
@@ -8,10 +8,9 @@ import {
   isApiError,
   Transport,
   type ApiError,
-  type Clients,
 } from "../../src/clients/index.js";
-import type { RunningService } from "../../src/service/index.js";
-import { clientsFor, rejectionOf, SEEDED_API_ID, startTestService, watchPool } from "./client-fixtures.js";
+import { rejectionOf, SEEDED_API_ID, seededWorld, watchPool, type WireExchange } from "./client-fixtures.js";
+import { clientsFor, useWorld } from "../support/world.js";
 
 const CONTACT = { AlternateContactType: "OPERATIONS" as const, Name: "Ops", Title: "SRE lead", EmailAddress: "ops@example.com", PhoneNumber: "+1 555 0101" };
 
@@ -31,14 +30,16 @@ const OPERATION_ORDER = ["PutAlternateContact", "GetAlternateContact", "DeleteAl
 const FORM_A_PATHS = ["/putAlternateContact", "/getAlternateContact", "/deleteAlternateContact", "/listRegions", "/getRegionOptStatus", "/enableRegion", "/disableRegion"];
 
 describe("account client request forms", () => {
-  let service: RunningService;
+  const { service } = useWorld({ world: seededWorld(), recordRequests: true });
 
-  beforeAll(async () => {
-    service = await startTestService({}, { recordRequests: true });
-  });
-  afterAll(async () => {
-    await service?.close();
-  });
+  /** Asserts that the service answered every account operation in OPERATION_ORDER with 200 at `pathOf`, sent with the X-Svc-Target `targetOf`, the first with CONTACT as its body. */
+  function expectAccountRequests(exchanges: ReadonlyArray<WireExchange>, pathOf: (operation: string, index: number) => string, targetOf: (operation: string) => string | undefined): void {
+    const records = service.requests.records();
+    expect(records.map((record) => [record.operation, record.method, record.path, record.status]))
+      .toEqual(OPERATION_ORDER.map((operation, index) => [operation, "POST", pathOf(operation, index), 200]));
+    expect(exchanges.map((exchange) => exchange.target)).toEqual(OPERATION_ORDER.map(targetOf));
+    expect(records[0]!.body).toEqual(CONTACT);
+  }
 
   test("sends form A (POST /<operation>) by default", async () => {
     service.requests.reset();
@@ -53,11 +54,7 @@ describe("account client request forms", () => {
         regions: [{ RegionName: "af-south-1", RegionOptStatus: "DISABLED" }, { RegionName: "ap-east-1", RegionOptStatus: "DISABLED" }],
         status: { RegionName: "eu-west-1", RegionOptStatus: "ENABLED_BY_DEFAULT" },
       });
-      const records = service.requests.records();
-      expect(records.map((record) => [record.operation, record.method, record.path, record.status]))
-        .toEqual(OPERATION_ORDER.map((operation, index) => [operation, "POST", FORM_A_PATHS[index], 200]));
-      expect(exchanges.map((exchange) => exchange.target)).toEqual(OPERATION_ORDER.map(() => undefined));
-      expect(records[0]!.body).toEqual(CONTACT);
+      expectAccountRequests(exchanges, (_operation, index) => FORM_A_PATHS[index]!, () => undefined);
     } finally {
       await clients.close();
       await pool.close();
@@ -73,11 +70,7 @@ describe("account client request forms", () => {
       const answers = await everyAccountOperation(new AccountClient(transport, { form: "B" }));
       expect(answers.contact).toEqual(CONTACT);
       expect(answers.regions.map((region) => region.RegionName)).toEqual(["af-south-1", "ap-east-1"]);
-      const records = service.requests.records();
-      expect(records.map((record) => [record.operation, record.method, record.path, record.status]))
-        .toEqual(OPERATION_ORDER.map((operation) => [operation, "POST", "/", 200]));
-      expect(exchanges.map((exchange) => exchange.target)).toEqual(OPERATION_ORDER.map((operation) => `AccountService_20210201.${operation}`));
-      expect(records[0]!.body).toEqual(CONTACT);
+      expectAccountRequests(exchanges, () => "/", (operation) => `AccountService_20210201.${operation}`);
     } finally {
       await transport.close();
       await pool.close();
@@ -110,17 +103,7 @@ describe("account client request forms", () => {
 });
 
 describe("one service, both clients", () => {
-  let service: RunningService;
-  let clients: Clients;
-
-  beforeAll(async () => {
-    service = await startTestService();
-    clients = clientsFor(service);
-  });
-  afterAll(async () => {
-    await clients?.close();
-    await service?.close();
-  });
+  const { service, clients } = useWorld({ world: seededWorld() });
 
   describe("pools and large answers", () => {
     test("a pipelining pool carries several reads per connection, and a create waits for a connection of its own", async () => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { collect, paginate, type Clients } from "../../src/clients/index.js";
-import type { RunningService } from "../../src/service/index.js";
-import { clientsFor, startTestService } from "./client-fixtures.js";
+import { seededWorld } from "./client-fixtures.js";
+import { useWorld } from "../support/world.js";
 
 const ITEMS = 57;
 const PAGE_SIZES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
@@ -16,8 +16,10 @@ function expectEveryItemOnce(ids: ReadonlyArray<string>, expected: ReadonlyArray
 }
 
 describe(`pagination over ${ITEMS} items`, () => {
-  let service: RunningService;
-  let clients: Clients;
+  const world = useWorld({
+    world: seededWorld({ regions: REGION_NAMES.map((regionName, index) => ({ regionName, optStatus: STATUSES[index % STATUSES.length]! })) }),
+  });
+  const { service, clients } = world;
   let standalone: Clients;
   let apiId: string;
   let routeIds: string[];
@@ -25,11 +27,7 @@ describe(`pagination over ${ITEMS} items`, () => {
   let apiIds: string[];
 
   beforeAll(async () => {
-    service = await startTestService({
-      regions: REGION_NAMES.map((regionName, index) => ({ regionName, optStatus: STATUSES[index % STATUSES.length]! })),
-    });
-    clients = clientsFor(service);
-    standalone = clientsFor(service, "standalone-token");
+    standalone = world.clientsAs("standalone-token");
     apiId = (await clients.gateway.createApi({ name: "paged", protocolType: "HTTP" })).apiId;
     routeIds = [];
     integrationIds = [];
@@ -40,11 +38,6 @@ describe(`pagination over ${ITEMS} items`, () => {
     // the standalone account owns exactly these APIs
     apiIds = [];
     for (let index = 0; index < ITEMS; index += 1) apiIds.push((await standalone.gateway.createApi({ name: `api-${index}`, protocolType: "HTTP" })).apiId);
-  });
-  afterAll(async () => {
-    await clients?.close();
-    await standalone?.close();
-    await service?.close();
   });
 
   /** Runs `list` and answers the ids it yielded and how many requests of `operation` it sent. */

@@ -17,7 +17,8 @@ import {
 } from "../../src/clients/index.js";
 import type { RunningService, WorldInput } from "../../src/service/index.js";
 import { testWorld } from "../support/worlds.js";
-import { answer, closedPort, clientsFor, FAST_RETRY, rejectionOf, SEEDED_API_ID, startForeignServer, startTestService, type ForeignServer } from "./client-fixtures.js";
+import { answer, closedPort, type ForeignServer, rejectionOf, SEEDED_API_ID, seededWorld, startForeignServer } from "./client-fixtures.js";
+import { FAST_RETRY, startWorld, withWorld } from "../support/world.js";
 
 const SECRET = "tok-SECRET-5f1e9c";
 /** A second distinctive token the service does not know. */
@@ -164,13 +165,15 @@ describe("the token never shows in errors, credentials or clients", () => {
     mkdirSync(join(files, "a-directory"));
     writeFileSync(join(files, "two-words"), `${SECRET} and more\n`);
     writeFileSync(join(files, "token"), `  ${SECRET}\n`);
-    const [main, throttled, failing, dropping, slow] = await Promise.all([
-      startTestService(worldWithSecret()),
-      startTestService(worldWithSecret({ throttle: { ratePerSecond: 0.5, burst: 1 } })),
-      startTestService(worldWithSecret({ faults: { errorRate: 1 } })),
-      startTestService(worldWithSecret({ faults: { dropAfterWriteRate: 1 } })),
-      startTestService(worldWithSecret({ faults: { latencyMs: 1500 } })),
+    const worlds = await Promise.all([
+      startWorld({ world: seededWorld(worldWithSecret()) }),
+      startWorld({ world: seededWorld(worldWithSecret({ throttle: { ratePerSecond: 0.5, burst: 1 } })) }),
+      startWorld({ world: seededWorld(worldWithSecret()), faults: { errorRate: 1 } }),
+      startWorld({ world: seededWorld(worldWithSecret()), faults: { dropAfterWriteRate: 1 } }),
+      startWorld({ world: seededWorld(worldWithSecret()), faults: { latencyMs: 1500 } }),
     ]);
+    started.push(...worlds);
+    const [main, throttled, failing, dropping, slow] = worlds.map((world) => world.service) as [RunningService, RunningService, RunningService, RunningService, RunningService];
     const foreign = await startForeignServer((request, response) => {
       const authorization = request.headers.authorization ?? "";
       const encoded = /\/echo-encoded-(error|field)-(\d+)$/.exec(request.url ?? "");
@@ -195,7 +198,7 @@ describe("the token never shows in errors, credentials or clients", () => {
         default: return answer(response, 404, { message: "no such thing" });
       }
     });
-    started.push(main, throttled, failing, dropping, slow, foreign);
+    started.push(foreign);
     context = {
       main, throttled, failing, dropping, slow, foreign, files,
       closedEndpoint: `http://127.0.0.1:${await closedPort()}`,
@@ -289,17 +292,12 @@ describe("the token never shows in errors, credentials or clients", () => {
 
 describe("redaction leaves data alone", () => {
   test("a token that also occurs in answers (here: the API's name) does not alter successful responses", async () => {
-    const service = await startTestService({ identities: [{ token: "orders", accountId: "111111111111", allow: ["*"] }] });
-    const clients = clientsFor(service, "orders");
-    try {
+    await withWorld({ world: seededWorld({ identities: [{ token: "orders", accountId: "111111111111", allow: ["*"] }] }), token: "orders" }, async ({ clients }) => {
       const api = await clients.gateway.createApi({ name: "orders", protocolType: "HTTP" });
       expect(api.name).toBe("orders");
       expect(api.protocolType).toBe("HTTP");
       const integration = await clients.gateway.createIntegration(api.apiId, { integrationType: "HTTP_PROXY", integrationUri: "https://orders.example/orders", payloadFormatVersion: "1.0" });
       expect((await clients.gateway.getIntegration(api.apiId, integration.integrationId))?.integrationUri).toBe("https://orders.example/orders");
-    } finally {
-      await clients.close();
-      await service.close();
-    }
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import {
   collect,
   createClients,
@@ -11,8 +11,8 @@ import {
   type AmbiguousWriteError,
   type TransportError,
 } from "../../src/clients/index.js";
-import type { RunningService } from "../../src/service/index.js";
-import { clientsFor, closedPort, rejectionOf, SEEDED_API_ID, startTestService, watchPool } from "./client-fixtures.js";
+import { closedPort, rejectionOf, SEEDED_API_ID, seededWorld, watchPool } from "./client-fixtures.js";
+import { clientsFor, useWorld } from "../support/world.js";
 
 describe("a port nothing listens on (connection refused)", () => {
   let endpoint: string;
@@ -59,25 +59,23 @@ describe("a port nothing listens on (connection refused)", () => {
   });
 });
 
+/** Starts `start` with a signal aborted `abortAfterMs` later; its rejection, and the time from the start to it. */
+async function rejectionWhenAborted(abortAfterMs: number, start: (signal: AbortSignal) => Promise<unknown>): Promise<{ error: unknown; elapsed: number }> {
+  const controller = new AbortController();
+  const started = performance.now();
+  setTimeout(() => controller.abort(), abortAfterMs);
+  const error = await rejectionOf(start(controller.signal));
+  return { error, elapsed: performance.now() - started };
+}
+
 describe("a slow service (latencyMs 2000)", () => {
   const LATENCY_MS = 2000;
-  let service: RunningService;
-
-  beforeAll(async () => {
-    service = await startTestService({ faults: { latencyMs: LATENCY_MS } });
-  });
-  afterAll(async () => {
-    await service?.close();
-  });
+  const { service } = useWorld({ world: seededWorld(), faults: { latencyMs: LATENCY_MS } });
 
   test("rejects promptly with AbortedError when the signal aborts during the request", async () => {
     const clients = clientsFor(service);
     try {
-      const controller = new AbortController();
-      const started = performance.now();
-      setTimeout(() => controller.abort(), 100);
-      const error = await rejectionOf(clients.gateway.getApi(SEEDED_API_ID, { signal: controller.signal }));
-      const elapsed = performance.now() - started;
+      const { error, elapsed } = await rejectionWhenAborted(100, (signal) => clients.gateway.getApi(SEEDED_API_ID, { signal }));
 
       expect(isAborted(error)).toBe(true);
       expect({ code: (error as AbortedError).code, name: (error as AbortedError).name, message: (error as AbortedError).message })
@@ -110,11 +108,7 @@ describe("a slow service (latencyMs 2000)", () => {
     try {
       const before = service.requests.count({ operation: "GetIntegrations" });
       const occupying = collect(clients.gateway.routes(SEEDED_API_ID));
-      const controller = new AbortController();
-      const started = performance.now();
-      setTimeout(() => controller.abort(), 100);
-      const error = await rejectionOf(collect(clients.gateway.integrations(SEEDED_API_ID, { signal: controller.signal })));
-      const elapsed = performance.now() - started;
+      const { error, elapsed } = await rejectionWhenAborted(100, (signal) => collect(clients.gateway.integrations(SEEDED_API_ID, { signal })));
 
       expect(isAborted(error)).toBe(true);
       expect((error as AbortedError).message).toBe("apigateway GetIntegrations was cancelled");
@@ -171,27 +165,14 @@ describe("a slow service (latencyMs 2000)", () => {
 });
 
 describe("cancelling while the client waits (backoff, pagination)", () => {
-  let failing: RunningService;
-  let paged: RunningService;
-
-  beforeAll(async () => {
-    failing = await startTestService({ faults: { errorRate: 1 } });
-    paged = await startTestService();
-  });
-  afterAll(async () => {
-    await failing?.close();
-    await paged?.close();
-  });
+  const { service: failing } = useWorld({ world: seededWorld(), faults: { errorRate: 1 } });
+  const { service: paged } = useWorld({ world: seededWorld() });
 
   test("rejects promptly with AbortedError when the signal aborts during a retry backoff", async () => {
     // jitter pinned near its top: the backoff after the first 500 is about 4.9 s
     const clients = clientsFor(failing, "admin-token", { retry: { maxAttempts: 5, baseDelayMs: 5000, maxDelayMs: 5000, random: () => 0.99 } });
     try {
-      const controller = new AbortController();
-      const started = performance.now();
-      setTimeout(() => controller.abort(), 150);
-      const error = await rejectionOf(clients.gateway.getApi(SEEDED_API_ID, { signal: controller.signal }));
-      const elapsed = performance.now() - started;
+      const { error, elapsed } = await rejectionWhenAborted(150, (signal) => clients.gateway.getApi(SEEDED_API_ID, { signal }));
       expect(isAborted(error)).toBe(true);
       expect(elapsed).toBeLessThan(1000);
       expect(failing.requests.count({ operation: "GetApi" })).toBe(1);

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { collect, isConflict, type AcknowledgedWrite, type Clients } from "../../src/clients/index.js";
-import type { RunningService } from "../../src/service/index.js";
 import { ACCOUNT_OPERATIONS } from "../../src/contract/account.js";
 import { GATEWAY_OPERATIONS } from "../../src/contract/gateway.js";
 import { fillPath, routerPath } from "../../src/contract/operation-table.js";
-import { clientsFor, SEEDED_API_ID, startTestService } from "./client-fixtures.js";
+import { SEEDED_API_ID, seededWorld } from "./client-fixtures.js";
+import { clientsFor, useWorld } from "../support/world.js";
 
 /**
  * The operation tables of src/contract/ are the one place each service's paths live: the embedded service
@@ -45,17 +45,7 @@ async function everyAccountOperation(clients: Clients): Promise<void> {
 }
 
 describe("the operation tables", () => {
-  let service: RunningService;
-  let clients: Clients;
-
-  beforeAll(async () => {
-    service = await startTestService({}, { recordRequests: true });
-    clients = clientsFor(service);
-  });
-  afterAll(async () => {
-    await clients?.close();
-    await service?.close();
-  });
+  const { service, clients } = useWorld({ world: seededWorld(), recordRequests: true });
 
   test.each([
     ["gateway", GATEWAY_OPERATIONS, everyGatewayOperation],

@@ -3,8 +3,8 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../../src/service/index.js";
 import { describeCliResult, runCli } from "../support/cli.js";
+import { useWorld, withWorld } from "../support/world.js";
 import { liveContact, liveRoute, writeCounts } from "../e2e/e2e-fixture.js";
 import { copyExampleApp, EXAMPLE, synthExampleApp } from "./example-app-fixture.js";
 import { normalizeSynth } from "./synth-fixture.js";
@@ -18,17 +18,15 @@ import { NO_NETWORK, SECRET_TOKEN, Terraform, assertTerraformAvailable, cdktfWor
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-let service: RunningService;
+const { service } = useWorld({ world: cdktfWorld(), recordRequests: true });
 let app: string;
 
 beforeAll(async () => {
   assertTerraformAvailable();
-  service = await startService({ port: 0, world: cdktfWorld(), recordRequests: true });
   app = await copyExampleApp();
 }, 90_000);
 
 afterAll(async () => {
-  await service?.close();
   if (app) await rm(app, { recursive: true, force: true });
 });
 
@@ -79,8 +77,7 @@ describe("examples/cdktf-app", { timeout: 90_000 }, () => {
   });
 
   it.each(["main.ts", "main-cdktn.ts"])("synthesizes %s with the provider vehicle and deploys it with converge's provider, which converge plan --from-synth then finds in sync", async (entry) => {
-    const own = await startService({ port: 0, world: cdktfWorld(), recordRequests: true });
-    try {
+    await withWorld({ world: cdktfWorld(), recordRequests: true }, async ({ service: own }) => {
       const stackDir = await synthExample(entry, `out-provider-${entry}`, { CONVERGE_VEHICLE: "provider", CONVERGE_ENDPOINT: own.url });
       const tf = JSON.parse(await readFile(join(stackDir, "cdk.tf.json"), "utf8")) as { resource: Record<string, Record<string, unknown>>; data: Record<string, Record<string, unknown>> };
       expect(Object.fromEntries(Object.entries(tf.resource).map(([type, byName]) => [type, Object.keys(byName).sort()]))).toEqual({
@@ -105,9 +102,7 @@ describe("examples/cdktf-app", { timeout: 90_000 }, () => {
 
       const plan = await runCli(["plan", "--from-synth", stackDir], { env: { CONVERGE_ENDPOINT: own.url, CONVERGE_TOKEN: SECRET_TOKEN } });
       expect(plan.code, describeCliResult(plan)).toBe(0);
-    } finally {
-      await own.close();
-    }
+    });
   });
 });
 

@@ -1,12 +1,10 @@
-import { spawnSync } from "node:child_process";
 import { expect } from "vitest";
 import { runProcess } from "../support/run-process.js";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DEMO_WORLD, type WorldInput } from "../../src/service/index.js";
 import { convergeCommandLine } from "../support/converge-command.js";
-import { builtCliPath } from "../support/serve-process.js";
-import { installSource } from "../provider/terraform-fixture.js";
+import { runProviderInstall, TERRAFORM, terraformEnv, type TerraformResult } from "../support/terraform.js";
 import { e2eWorld } from "../e2e/e2e-fixture.js";
 import { readSynth, type SynthOutput } from "./synth-fixture.js";
 
@@ -22,30 +20,11 @@ export const SECRET_TOKEN = "tok-cdktf-SECRET-91ac";
 export const READ_ONLY_TOKEN = "tok-cdktf-READONLY-3b7e";
 /** The CLI the provisioners run: converge as the tests run it (convergeCommandLine: the compiled CLI on Node.js, or the release's executable). */
 export const CLI_COMMAND = convergeCommandLine();
-/** terraform from PATH, or $TERRAFORM. */
-export const TERRAFORM = process.env.TERRAFORM ?? "terraform";
+export { assertTerraformAvailable, describeTerraform, planLine, type TerraformResult } from "../support/terraform.js";
 
 /** The demo world with an administrator whose token is SECRET_TOKEN, and short Region transitions. */
 export function cdktfWorld(): WorldInput {
   return e2eWorld({ identities: [...(DEMO_WORLD.identities ?? []), { token: SECRET_TOKEN, accountId: "111111111111", allow: ["*"] }, { token: READ_ONLY_TOKEN, accountId: "111111111111", allow: ["account:Get*", "account:ListRegions", "apigateway:Get*"] }], regionTransitionMs: 50 });
-}
-
-export interface TerraformResult {
-  readonly args: ReadonlyArray<string>;
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-export function describeTerraform(result: TerraformResult): string {
-  return `terraform ${result.args.join(" ")}: exit ${result.code}\n--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}`;
-}
-
-/** Fails with a clear message when terraform cannot be run (the tests need it: they are not skipped). */
-export function assertTerraformAvailable(): string {
-  const version = spawnSync(TERRAFORM, ["version"], { encoding: "utf8", env: { PATH: process.env.PATH ?? "", CHECKPOINT_DISABLE: "1" } });
-  if (version.error || version.status !== 0) throw new Error(`terraform is needed by these tests and could not be run as ${JSON.stringify(TERRAFORM)} (set TERRAFORM=/path/to/terraform): ${version.error?.message ?? version.stderr}`);
-  return version.stdout.split("\n")[0] ?? "";
 }
 
 /**
@@ -61,19 +40,11 @@ export class Terraform {
     const cliConfig = join(home, "terraformrc");
     // empty: terraform_data is built in, converge's provider is in the implied local mirror of `home`
     writeFileSync(cliConfig, "# no provider_installation block: nothing but terraform's defaults\n");
-    this.#env = {
-      PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
-      HOME: home,
-      TF_CLI_CONFIG_FILE: cliConfig,
-      CHECKPOINT_DISABLE: "1",
-      TF_IN_AUTOMATION: "1",
-      ...extraEnv,
-    };
+    this.#env = terraformEnv(home, cliConfig, extraEnv);
   }
 
   async run(args: ReadonlyArray<string>, timeoutMs = 60_000): Promise<TerraformResult> {
-    const { code, stdout, stderr } = await runProcess(TERRAFORM, args, { cwd: this.stackDir, env: this.#env, timeoutMs });
-    const result = { args, code, stdout, stderr };
+    const result = { ...(await runProcess(TERRAFORM, args, { cwd: this.stackDir, env: this.#env, timeoutMs })), args };
     this.results.push(result);
     return result;
   }
@@ -124,13 +95,6 @@ export function expectTokenNowhere(token: string, outdir: string, synthesized: R
   }
 }
 
-/** The `Plan: N to add, N to change, N to destroy.` line of an apply, or "No changes.". */
-export function planLine(result: TerraformResult): string {
-  const plan = /^Plan: \d+ to add, \d+ to change, \d+ to destroy\./m.exec(result.stdout)?.[0];
-  if (plan) return plan;
-  return /^No changes\. Your infrastructure matches the configuration\./m.test(result.stdout) ? "No changes." : "(no plan line)";
-}
-
 /** The resources terraform destroyed and created in an apply, as `-address` / `+address`, sorted. */
 export function replacedResources(result: TerraformResult): string[] {
   const destroyed = [...result.stdout.matchAll(/^(\S+): Destruction complete/gm)].map((match) => `-${match[1]}`);
@@ -149,7 +113,7 @@ export function convergeRuns(result: TerraformResult): string[] {
  * install fails.
  */
 export async function installConvergeProvider(home: string): Promise<string> {
-  const { code, stdout, stderr } = await runProcess(process.execPath, [builtCliPath(), "provider", "install", ...(await installSource())], { env: { PATH: process.env.PATH ?? "", HOME: home }, timeoutMs: 30_000 });
+  const { code, stdout, stderr } = (await runProviderInstall(home, 30_000)).result;
   if (code !== 0) throw new Error(`converge provider install exited ${code}: ${stdout}${stderr}`);
   return stdout;
 }

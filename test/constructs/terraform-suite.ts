@@ -1,8 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startService, type RunningService } from "../../src/service/index.js";
+import type { RunningService } from "../../src/service/index.js";
 import { sharedSuite } from "../support/shared-suite.js";
+import { startWorld, type TestWorld } from "../support/world.js";
 import { assertTerraformAvailable, cdktfWorld, installConvergeProvider } from "./terraform-fixture.js";
 
 /**
@@ -41,15 +42,17 @@ interface Members {
  */
 export function cdktfSuite(label: string, options: CdktfSuiteOptions = {}): CdktfSuite {
   const suite = `the cdktf suite "${label}"${options.install ? "" : " (made without install: true, it has no installed)"}`;
+  let world: TestWorld | undefined;
   return sharedSuite<Members>(suite, ["service", "home", "installed"], {
     setup: async (started) => {
       assertTerraformAvailable();
-      started.service = await startService({ port: 0, world: cdktfWorld(), recordRequests: true });
+      world = await startWorld({ world: cdktfWorld(), recordRequests: true });
+      started.service = world.service;
       started.home = await mkdtemp(join(tmpdir(), `converge-${label}-`));
       if (options.install) started.installed = await installConvergeProvider(started.home);
     },
     teardown: async (started) => {
-      await started.service?.close();
+      await world?.close();
       if (started.home) await rm(started.home, { recursive: true, force: true });
     },
     timeoutMs: options.timeoutMs ?? 90_000,

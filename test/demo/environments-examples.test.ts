@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { RunningService } from "../../src/service/index.js";
 import { runCli, type CliResult } from "../support/cli.js";
 import { ADMIN_TOKEN, E2E_TIMEOUT_MS, ENVIRONMENTS_DIR, environmentsWorld, useE2eResources } from "../e2e/e2e-fixture.js";
+import type { WorkflowStep } from "./workflow-fixture.js";
 
 /**
  * The CI matrices over environments (examples/ci-apply/apply-environments.yml,
@@ -19,21 +20,13 @@ const EXAMPLES = resolve(dirname(fileURLToPath(import.meta.url)), "../../example
 
 const { services, dirs } = useE2eResources();
 
-interface Step {
-  readonly name?: string;
-  readonly uses?: string;
-  readonly run?: string;
-  readonly if?: string;
-  readonly env?: Record<string, string>;
-  readonly with?: Record<string, unknown>;
-}
 interface Job {
   readonly environment?: string;
   readonly needs?: string;
   readonly concurrency?: { readonly group: string; readonly "cancel-in-progress": boolean };
   readonly strategy: { readonly "max-parallel"?: number; readonly matrix: { readonly environment: string[]; readonly shard?: number[] } };
   readonly env?: Record<string, string>;
-  readonly steps: Step[];
+  readonly steps: WorkflowStep[];
 }
 interface Workflow {
   readonly env: Record<string, string>;

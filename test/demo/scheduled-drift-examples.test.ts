@@ -8,6 +8,7 @@ import type { RunningService } from "../../src/service/index.js";
 import { accountCall } from "../support/http.js";
 import { convergeCommand, convergeCommandLine } from "../support/converge-command.js";
 import { ADMIN_TOKEN, E2E_TIMEOUT_MS, EXAMPLES_DIR, convergedExamples, useE2eResources } from "../e2e/e2e-fixture.js";
+import type { WorkflowStep } from "./workflow-fixture.js";
 
 /**
  * examples/scheduled-drift: the GitHub Actions workflow and the Kubernetes CronJob parse and carry
@@ -21,19 +22,11 @@ const CRON = /^(\S+\s+){4}\S+$/;
 
 const { services, dirs } = useE2eResources();
 
-interface Step {
-  readonly name?: string;
-  readonly uses?: string;
-  readonly run?: string;
-  readonly if?: string;
-  readonly env?: Record<string, string>;
-  readonly with?: Record<string, unknown>;
-}
 interface Job {
   readonly needs?: string;
   readonly if?: string;
   readonly strategy?: { readonly "fail-fast"?: boolean; readonly matrix: { readonly shard: number[] } };
-  readonly steps: Step[];
+  readonly steps: WorkflowStep[];
 }
 interface Workflow {
   readonly on: { readonly schedule: Array<{ readonly cron: string }> };
@@ -55,7 +48,7 @@ const workflow = () => readYaml<Workflow>("drift.yml");
 // the manifest's shape is Kubernetes', not ours: read it loosely and assert the fields that matter
 const cronJob = () => readYaml<any>("cronjob.yaml");
 
-function stepRunning(job: Job, command: string): Step {
+function stepRunning(job: Job, command: string): WorkflowStep {
   const step = job.steps.find((candidate) => candidate.run?.includes(command));
   expect(step, `a step running ${command}`).toBeDefined();
   return step!;

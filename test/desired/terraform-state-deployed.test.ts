@@ -8,7 +8,7 @@ import { alternateContactBinding } from "../../src/provider/resources/alternate-
 import { integrationBinding } from "../../src/provider/resources/integration.js";
 import { regionOptInBinding } from "../../src/provider/resources/region-opt-in.js";
 import { routeBinding } from "../../src/provider/resources/route.js";
-import { describeResult, MEMBER_ACCOUNT, memberBillingContact, ORDERS_API, providerBlock, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "../provider/terraform-fixture.js";
+import { describeTerraform, MEMBER_ACCOUNT, memberBillingContact, ORDERS_API, providerBlock, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "../provider/terraform-fixture.js";
 import { terraformSuite } from "../provider/terraform-suite.js";
 
 /**
@@ -89,9 +89,9 @@ beforeAll(async () => {
   mkdirSync(work.path("edge"));
   writeFileSync(join(work.path("edge"), "main.tf"), EDGE_MODULE);
   const init = await work.init();
-  if (init.code !== 0) throw new Error(describeResult(init));
+  if (init.code !== 0) throw new Error(describeTerraform(init));
   const apply = await work.apply();
-  if (apply.code !== 0) throw new Error(describeResult(apply));
+  if (apply.code !== 0) throw new Error(describeTerraform(apply));
   [state] = await loadTerraformStates(["terraform.tfstate"], { cwd: work.dir });
 }, TERRAFORM_TEST_TIMEOUT_MS);
 

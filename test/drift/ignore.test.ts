@@ -14,6 +14,7 @@ import {
   type IgnoreRule,
 } from "../../src/reconcile/drift-ignore-rules.js";
 import { driftExitCode, driftReport, type DriftOutcome, type DriftReport, type DriftResource } from "../../src/reconcile/drift-report.js";
+import { thrownBy } from "../support/thrown.js";
 
 /** Ignore rules: the address glob, parsing (every refusal names file, line and value), matching, applying with a clock, and the baseline. */
 
@@ -153,12 +154,7 @@ describe("parseIgnoreFile", () => {
       { file: ".convergeignore.yaml", text: "- address: \"*\"\n  reason: fine\n- address: \"\"\n  until: 2027-13-01\n" },
       { file: "ops.yaml", text: "- address: \"Route/*\"\n  reason: r\n  bogus: 1\n" },
     ];
-    let thrown: unknown;
-    try {
-      parseIgnoreFiles(files);
-    } catch (error) {
-      thrown = error;
-    }
+    const thrown = thrownBy(() => parseIgnoreFiles(files));
     expect(isIgnoreRulesError(thrown)).toBe(true);
     if (!isIgnoreRulesError(thrown)) return;
     expect(thrown.problems.map((problem) => `${problem.file}:${problem.line}`)).toEqual([".convergeignore.yaml:3", ".convergeignore.yaml:3", ".convergeignore.yaml:4", "ops.yaml:3"]);

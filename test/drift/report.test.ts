@@ -3,6 +3,7 @@ import { parseShard } from "../../src/cli/commands/drift-command.js";
 import { driftExitCode, driftReport, isDriftReportError, mergeDriftReports, parseDriftReport, summarizeDrift, type DriftReport, type DriftResource } from "../../src/reconcile/drift-report.js";
 import { MARKDOWN_ROW_LIMIT, renderDriftAsJUnit, renderDriftAsMarkdown, renderDriftAsText } from "../../src/reconcile/render-drift.js";
 import { elementsNamed, parseXml } from "./support/xml.js";
+import { thrownBy } from "../support/thrown.js";
 
 /** The drift report model, the shard flag, merging and the renderers, on reports built by hand. */
 
@@ -105,12 +106,7 @@ describe("mergeDriftReports", () => {
     expect(() => mergeDriftReports([{ report: report([], { shard: { index: 1, count: 2 } }), file: "1.json" }, other])).toThrow("2.json was made from other desired state or ignore rules than 1.json");
     expect(() => mergeDriftReports([{ report: report([]), file: "whole.json" }, { report: report([], { shard: { index: 1, count: 1 } }), file: "1.json" }])).toThrow("whole.json is a whole report");
     const twice = [1, 2].map((index) => ({ report: report([a], { shard: { index, count: 2 } }), file: `${index}.json` }));
-    let error: unknown;
-    try {
-      mergeDriftReports(twice);
-    } catch (caught) {
-      error = caught;
-    }
+    const error = thrownBy(() => mergeDriftReports(twice));
     expect(isDriftReportError(error)).toBe(true);
     expect((error as Error).message).toBe("Route/api/GET /a is reported by both 1.json and 2.json: shards must be disjoint");
   });

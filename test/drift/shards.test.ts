@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Credentials, collect, createClients, type Clients } from "../../src/clients/index.js";
+import { DEFAULT_RETRY_POLICY, collect, type Clients } from "../../src/clients/index.js";
 import type { LoadedDocument } from "../../src/desired/load.js";
 import { applyPlan } from "../../src/reconcile/apply.js";
 import { detectDrift } from "../../src/reconcile/drift.js";
@@ -8,8 +8,8 @@ import { listApis } from "../../src/reconcile/live-reader.js";
 import { mergeDriftReports, type DriftReport } from "../../src/reconcile/drift-report.js";
 import { hasChanges } from "../../src/reconcile/model.js";
 import { readAndPlan } from "../../src/reconcile/reconcile.js";
-import { startService, type RunningService } from "../../src/service/index.js";
 import { removeDirectory, writeAndLoad } from "../reconcile/support/reconcile-harness.js";
+import { useWorld } from "../support/world.js";
 import { countOutcomes, normalizeReport, outcomeLines } from "./support/drift-fixture.js";
 import { MANAGEMENT, NO_LISTING_TOKEN, NO_ROUTES_TOKEN, SHARD_ACCOUNTS, SHARD_APIS, SHARD_TOKEN, shardEstateFiles, shardWorld, unknownFiles } from "./support/shard-estate.js";
 
@@ -20,8 +20,9 @@ import { MANAGEMENT, NO_LISTING_TOKEN, NO_ROUTES_TOKEN, SHARD_ACCOUNTS, SHARD_AP
  * single-process report.
  */
 
-let service: RunningService;
-let clients: Clients;
+/** The estate's world; its clients retry as converge does by default. */
+const world = useWorld({ world: shardWorld(), recordRequests: true, token: SHARD_TOKEN, retry: DEFAULT_RETRY_POLICY });
+const { service, clients } = world;
 let documents: LoadedDocument[];
 let desired: { documents: LoadedDocument[]; fingerprint: string };
 let single: DriftReport;
@@ -35,8 +36,6 @@ function readCounts(): Record<string, number> {
 }
 
 beforeAll(async () => {
-  service = await startService({ port: 0, world: shardWorld(), recordRequests: true });
-  clients = createClients({ endpoint: service.url, credentials: new Credentials(SHARD_TOKEN) });
   const seeded = await writeAndLoad(shardEstateFiles());
   directories.push(seeded.directory);
   const planned = await readAndPlan(seeded.documents, clients);
@@ -78,8 +77,6 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await clients?.close();
-  await service?.close();
   await Promise.all(directories.map(removeDirectory));
 });
 
@@ -169,9 +166,8 @@ describe("shard keys", () => {
 describe("a token that may not list APIs", () => {
   let limited: Clients;
   beforeAll(() => {
-    limited = createClients({ endpoint: service.url, credentials: new Credentials(NO_LISTING_TOKEN) });
+    limited = world.clientsAs(NO_LISTING_TOKEN, { retry: DEFAULT_RETRY_POLICY });
   });
-  afterAll(() => limited.close());
 
   it("makes only the documents that name their API unknown, with the failed listing as the reason", async () => {
     const report = await detectDrift(desired, limited);
@@ -189,19 +185,15 @@ describe("a token that may not list APIs", () => {
 
 describe("a token that may not read routes", () => {
   it("makes every document of an API unknown with the failed read, and compares the accounts' documents as usual", async () => {
-    const limited = createClients({ endpoint: service.url, credentials: new Credentials(NO_ROUTES_TOKEN) });
-    try {
-      const report = await detectDrift(desired, limited);
-      const gateway = report.resources.filter((resource) => /^(Route|Integration|Api)\//.test(resource.address));
-      const failedReads = gateway.filter((resource) => resource.reason?.match(/^could not read the routes and integrations of API \w+: apigateway GetRoutes failed: 403 AccessDeniedException/));
-      // every gateway document but those whose API does not exist (nothing to read) or cannot be resolved by name
-      expect(failedReads.length).toBe(documents.filter((loaded) => "api" in loaded.document).length - 2);
-      expect(failedReads.every((resource) => resource.outcome === "unknown")).toBe(true);
-      const accounts = (r: DriftReport) => r.resources.filter((resource) => !/^(Route|Integration|Api)\//.test(resource.address));
-      expect(accounts(report)).toEqual(accounts(single));
-    } finally {
-      await limited.close();
-    }
+    const limited = world.clientsAs(NO_ROUTES_TOKEN, { retry: DEFAULT_RETRY_POLICY });
+    const report = await detectDrift(desired, limited);
+    const gateway = report.resources.filter((resource) => /^(Route|Integration|Api)\//.test(resource.address));
+    const failedReads = gateway.filter((resource) => resource.reason?.match(/^could not read the routes and integrations of API \w+: apigateway GetRoutes failed: 403 AccessDeniedException/));
+    // every gateway document but those whose API does not exist (nothing to read) or cannot be resolved by name
+    expect(failedReads.length).toBe(documents.filter((loaded) => "api" in loaded.document).length - 2);
+    expect(failedReads.every((resource) => resource.outcome === "unknown")).toBe(true);
+    const accounts = (r: DriftReport) => r.resources.filter((resource) => !/^(Route|Integration|Api)\//.test(resource.address));
+    expect(accounts(report)).toEqual(accounts(single));
   });
 });
 

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningService } from "../../src/service/index.js";
 import { describeCliResult, type CliResult } from "../support/cli.js";
 import { BROKEN_CASES as CASES, CONTACT, HTTP_API, ORDERS_INTEGRATION, REGION, replaceLine, textOf, WEBSOCKET_API, type BrokenCase } from "./broken-input-cases.js";
-import { E2E_TIMEOUT_MS, TempDirs, converge, expectExit, startE2eService, writeFiles } from "./e2e-fixture.js";
+import { withWorld } from "../support/world.js";
+import { E2E_TIMEOUT_MS, TempDirs, converge, e2eService, expectExit, writeFiles } from "./e2e-fixture.js";
 
 /**
  * Broken desired state, end to end: `validate` and `plan` both exit 1, name the file, the line and
@@ -41,13 +42,8 @@ afterAll(async () => {
 });
 
 /** Runs `body` with a service of its own, closed afterwards. */
-async function withService(body: (service: RunningService) => Promise<void>): Promise<void> {
-  const service = await startE2eService();
-  try {
-    await body(service);
-  } finally {
-    await service.close();
-  }
+function withService(body: (service: RunningService) => Promise<void>): Promise<void> {
+  return withWorld(e2eService(), ({ service }) => body(service));
 }
 
 describe.concurrent("broken desired state", { timeout: E2E_TIMEOUT_MS }, () => {

@@ -202,20 +202,25 @@ describe("what already held, kept", { timeout: 60_000 }, () => {
     expect(result.server.received.filter((operation) => operation === "GetRoutes")).toHaveLength(1);
   });
 
-  it("retries a connection cut mid-answer a bounded number of times, then names the operation", async () => {
-    const server = await start("GetRoutes", "cut");
-    const result = await run(server, COMMANDS.plan, 45_000);
+  it.each([
+    [
+      "retries a connection cut mid-answer a bounded number of times, then names the operation",
+      "cut",
+      COMMANDS.plan,
+      (result: Run) => expect(result.server.received.filter((operation) => operation === "GetRoutes")).toHaveLength(6),
+    ],
+    [
+      "stops reading headers that never end at undici's limit, then names the operation",
+      "endless-headers",
+      COMMANDS.export,
+      (result: Run) => expect(result.maxRssKib).toBeLessThan(300 * MIB),
+    ],
+  ] as const)("%s", async (_name, behaviour, command, check) => {
+    const server = await start("GetRoutes", behaviour);
+    const result = await run(server, command, 45_000);
     expectCleanFailure(result);
     expect(result.stderr).toContain("apigateway GetRoutes: no answer from the service at");
-    expect(result.server.received.filter((operation) => operation === "GetRoutes")).toHaveLength(6);
-  });
-
-  it("stops reading headers that never end at undici's limit, then names the operation", async () => {
-    const server = await start("GetRoutes", "endless-headers");
-    const result = await run(server, COMMANDS.export, 45_000);
-    expectCleanFailure(result);
-    expect(result.stderr).toContain("apigateway GetRoutes: no answer from the service at");
-    expect(result.maxRssKib).toBeLessThan(300 * MIB);
+    check(result);
   });
 });
 

@@ -4,7 +4,8 @@ import { parseAllDocuments } from "yaml";
 import { z } from "zod";
 import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
-import { E2E_TIMEOUT_MS, EXAMPLES_DIR, TempDirs, converge, expectExit, startE2eService, writeFiles } from "./e2e-fixture.js";
+import { withWorld } from "../support/world.js";
+import { E2E_TIMEOUT_MS, EXAMPLES_DIR, TempDirs, converge, e2eService, expectExit, writeFiles } from "./e2e-fixture.js";
 import { KINDS } from "../../src/desired/schema.js";
 
 /**
@@ -96,8 +97,7 @@ describe.concurrent("converge schema", { timeout: E2E_TIMEOUT_MS }, () => {
 
 describe.concurrent("desired-state files in JSON", { timeout: E2E_TIMEOUT_MS }, () => {
   it("accepts a JSON file holding an array of documents, and one holding a single document", async () => {
-    const service = await startE2eService();
-    try {
+    await withWorld(e2eService(), async ({ service }) => {
       const dir = await dirs.make("json");
       await writeFiles(dir, {
         "regions.json": JSON.stringify([
@@ -118,8 +118,6 @@ describe.concurrent("desired-state files in JSON", { timeout: E2E_TIMEOUT_MS }, 
       expect(planned.stdout).toContain("# RegionOptIn/222222222222/ap-east-1 will be updated in place  (regions.json:2)");
       expect(planned.stdout).toContain("# RegionOptIn/222222222222/me-south-1 will be updated in place  (regions.json:10)");
       expect(planned.stdout).toContain("# AlternateContact/self/OPERATIONS will be created  (contact.json:1)");
-    } finally {
-      await service.close();
-    }
+    });
   });
 });

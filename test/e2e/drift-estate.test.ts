@@ -5,10 +5,10 @@ import { collect } from "../../src/clients/index.js";
 import { Route as RouteConstruct } from "../../constructs/index.js";
 import type { DriftReport } from "../../src/reconcile/drift-report.js";
 import { describeCliResult, runCli, type CliResult } from "../support/cli.js";
-import { describeResult, liveRoutes, CHAT_API, MEMBER_ACCOUNT, memberBillingContact, ORDERS_API, planLine, providerBlock, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, TOKEN } from "../provider/terraform-fixture.js";
+import { describeTerraform, liveRoutes, CHAT_API, MEMBER_ACCOUNT, memberBillingContact, ORDERS_API, planLine, providerBlock, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, TOKEN } from "../provider/terraform-fixture.js";
 import { terraformSuite } from "../provider/terraform-suite.js";
 import { synthStack } from "../constructs/synth-fixture.js";
-import { CLI_COMMAND, describeTerraform, Terraform } from "../constructs/terraform-fixture.js";
+import { CLI_COMMAND, Terraform } from "../constructs/terraform-fixture.js";
 import { ordersApiLines, outcomeLines, parseDriftJson, resourceAt, routeLines } from "../drift/support/drift-fixture.js";
 
 /**
@@ -106,7 +106,7 @@ beforeAll(async () => {
   hcl.write(HCL_MAIN());
   for (const step of [() => hcl.init(), () => hcl.apply()]) {
     const result = await step();
-    if (result.code !== 0) throw new Error(describeResult(result));
+    if (result.code !== 0) throw new Error(describeTerraform(result));
   }
 
   // the cdktf stack (terraform_data vehicle), deployed by terraform: it runs the compiled CLI
@@ -231,9 +231,9 @@ describe("converge drift over an estate managed three ways", { timeout: TERRAFOR
     expect(written).toContain(`to = converge_region_opt_in.af_south_1\n  id = "${HAND_REGION}"`);
     const imports = new TerraformDir(suite.home, "exported", hcl.env);
     const init = await imports.init();
-    expect(init.code, describeResult(init)).toBe(0);
+    expect(init.code, describeTerraform(init)).toBe(0);
     const plan = await imports.plan();
-    expect(plan.code, describeResult(plan)).toBe(2);
+    expect(plan.code, describeTerraform(plan)).toBe(2);
     expect(planLine(plan)).toBe("Plan: 3 to import, 0 to add, 0 to change, 0 to destroy.");
   });
 });

@@ -3,9 +3,10 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, expect } from "vitest";
-import { DEMO_WORLD, startService, type RunningService, type WorldInput } from "../../src/service/index.js";
+import { DEMO_WORLD, type RunningService, type WorldInput } from "../../src/service/index.js";
 import { describeCliResult, runCli, type CliResult } from "../support/cli.js";
 import { accountCall, call } from "../support/http.js";
+import { startWorld, type TestWorld, type WorldOptions } from "../support/world.js";
 
 /**
  * Shared pieces of the CLI end-to-end tests: the embedded service started in the test process, the
@@ -42,9 +43,9 @@ export function environmentsWorld(): WorldInput {
   });
 }
 
-/** Starts the embedded service on a free port, recording every request with its body. */
-export function startE2eService(world: WorldInput = e2eWorld()): Promise<RunningService> {
-  return startService({ port: 0, world, recordRequests: true });
+/** The end-to-end tests' service: `world` (e2eWorld() unless given), recording every request with its body. */
+export function e2eService(world: WorldInput = e2eWorld()): WorldOptions {
+  return { world, recordRequests: true };
 }
 
 /**
@@ -52,16 +53,16 @@ export function startE2eService(world: WorldInput = e2eWorld()): Promise<Running
  * `closeAll()` (in afterAll) closes every one.
  */
 export class Services {
-  readonly #started: RunningService[] = [];
+  readonly #started: TestWorld[] = [];
 
   async start(world?: WorldInput): Promise<RunningService> {
-    const service = await startE2eService(world);
-    this.#started.push(service);
-    return service;
+    const started = await startWorld(e2eService(world));
+    this.#started.push(started);
+    return started.service;
   }
 
   async closeAll(): Promise<void> {
-    await Promise.all(this.#started.splice(0).map((service) => service.close()));
+    await Promise.all(this.#started.splice(0).map((started) => started.close()));
   }
 }
 

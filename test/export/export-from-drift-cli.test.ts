@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { parseDriftReport, type DriftReport } from "../../src/reconcile/drift-report.js";
 import { runProcess, type ProcessResult } from "../support/run-process.js";
 import { convergeCommand } from "../support/converge-command.js";
-import { describeResult, operations, planLine, requestsDuring, TERRAFORM_TEST_TIMEOUT_MS, TOKEN } from "../provider/terraform-fixture.js";
+import { describeTerraform, operations, planLine, requestsDuring, TERRAFORM_TEST_TIMEOUT_MS, TOKEN } from "../provider/terraform-fixture.js";
 import { terraformSuite } from "../provider/terraform-suite.js";
 
 /**
@@ -83,9 +83,9 @@ describe("converge export --from-drift", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
 
     const tf = suite.dir("work/tf");
     const init = await tf.init();
-    expect(init.code, describeResult(init)).toBe(0);
+    expect(init.code, describeTerraform(init)).toBe(0);
     const { result: planned, requests } = await requestsDuring(suite.service, () => tf.plan());
-    expect(planned.code, describeResult(planned)).toBe(2);
+    expect(planned.code, describeTerraform(planned)).toBe(2);
     expect(planLine(planned)).toBe("Plan: 3 to import, 0 to add, 0 to change, 0 to destroy.");
     const imported = [...planned.stdout.matchAll(/^ {2}# (\S+) will be imported$/gm)].map((match) => match[1]).sort();
     expect(imported).toEqual(["converge_integration.orders-2", "converge_route.get_legacy", "converge_route.post_orders"]);

@@ -6,9 +6,10 @@ import { SELF } from "../../src/desired/read-key.js";
 import { readLive } from "../../src/reconcile/live-reader.js";
 import { readAndPlan } from "../../src/reconcile/reconcile.js";
 import { renderExportedFile } from "../../src/reconcile/render-export.js";
-import { startService, type RunningService, type WorldInput } from "../../src/service/index.js";
+import type { RunningService, WorldInput } from "../../src/service/index.js";
 import { accountCall, call } from "../support/http.js";
-import { ADMIN_TOKEN as TOKEN, MEMBER_ACCOUNTS as MEMBERS, RECONCILE_REGIONS, adminClients, removeDirectory, writeDesiredFiles } from "../reconcile/support/reconcile-harness.js";
+import { startWorld } from "../support/world.js";
+import { ADMIN_RETRY, ADMIN_TOKEN as TOKEN, MEMBER_ACCOUNTS as MEMBERS, RECONCILE_REGIONS, removeDirectory, writeDesiredFiles } from "../reconcile/support/reconcile-harness.js";
 
 /**
  * Property: for a random live estate, created directly over HTTP (integrations and routes of an
@@ -198,8 +199,8 @@ async function createEstate(service: RunningService, estate: RandomEstate): Prom
 // --- the property -------------------------------------------------------------------------------
 
 async function exportThenPlanIsEmpty(estate: RandomEstate): Promise<void> {
-  const service = await startService({ port: 0, world: worldOf(estate) });
-  const clients = adminClients(service.url, { maxAttempts: 3, maxDelayMs: 50 });
+  const world = await startWorld({ world: worldOf(estate), token: TOKEN, retry: { ...ADMIN_RETRY, maxAttempts: 3, maxDelayMs: 50 } });
+  const { service, clients } = world;
   let directory: string | undefined;
   try {
     await createEstate(service, estate);
@@ -249,8 +250,7 @@ async function exportThenPlanIsEmpty(estate: RandomEstate): Promise<void> {
       }
     }
   } finally {
-    await clients.close();
-    await service.close();
+    await world.close();
     if (directory !== undefined) await removeDirectory(directory);
   }
 }

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runProcess, type ProcessResult } from "../support/run-process.js";
 import { convergeCommand } from "../support/converge-command.js";
-import { describeResult, operations, planLine, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, TOKEN } from "../provider/terraform-fixture.js";
+import { describeTerraform, operations, planLine, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, TOKEN } from "../provider/terraform-fixture.js";
 import { terraformSuite } from "../provider/terraform-suite.js";
 import { buildTerraformEstate, ESTATE_ACCOUNTS, ESTATE_APIS, HOSTILE_TEXT, TEMPLATE_TEXT } from "./terraform-estate.js";
 
@@ -56,7 +56,7 @@ describe("converge export --format terraform with real terraform", { timeout: TE
       expect(text).not.toContain(suite.service.url);
     }
     const fmt = await estate.run(["fmt", "-check", "-diff"]);
-    expect(fmt.code, describeResult(fmt)).toBe(0);
+    expect(fmt.code, describeTerraform(fmt)).toBe(0);
     expect(fmt.stdout).toBe("");
   });
 
@@ -77,16 +77,16 @@ describe("converge export --format terraform with real terraform", { timeout: TE
 
   it("plans only imports, applies with no write, and plans clean after", async () => {
     const init = await estate.init();
-    expect(init.code, describeResult(init)).toBe(0);
+    expect(init.code, describeTerraform(init)).toBe(0);
     const { result: planned, requests: planRequests } = await requestsDuring(suite.service, () => estate.plan());
-    expect(planned.code, describeResult(planned)).toBe(2);
+    expect(planned.code, describeTerraform(planned)).toBe(2);
     const imports = Number(/^Plan: (\d+) to import, 0 to add, 0 to change, 0 to destroy\.$/m.exec(planned.stdout)?.[1]);
     expect(imports, planLine(planned)).toBeGreaterThanOrEqual(50);
     expect(planned.stdout).not.toContain("converge_route.evil");
     expect(operations(planRequests, { writesOnly: true })).toEqual([]);
 
     const { result: applied, requests: applyRequests } = await requestsDuring(suite.service, () => estate.apply());
-    expect(applied.code, describeResult(applied)).toBe(0);
+    expect(applied.code, describeTerraform(applied)).toBe(0);
     expect(applied.stdout).toContain(`Apply complete! Resources: ${imports} imported, 0 added, 0 changed, 0 destroyed.`);
     expect(operations(applyRequests, { writesOnly: true })).toEqual([]);
 
@@ -98,7 +98,7 @@ describe("converge export --format terraform with real terraform", { timeout: TE
     expect(JSON.stringify(state)).not.toContain(TOKEN);
 
     const { result: again, requests: againRequests } = await requestsDuring(suite.service, () => estate.plan());
-    expect(again.code, describeResult(again)).toBe(0);
+    expect(again.code, describeTerraform(again)).toBe(0);
     expect(planLine(again)).toBe("No changes.");
     expect(operations(againRequests, { writesOnly: true })).toEqual([]);
   });
@@ -109,7 +109,7 @@ describe("converge export --format terraform with real terraform", { timeout: TE
     expect(text).toContain("timeout_in_millis      = 12000");
     writeFileSync(file, text.replace("timeout_in_millis      = 12000", "timeout_in_millis      = 15000"));
     const planned = await estate.plan();
-    expect(planned.code, describeResult(planned)).toBe(2);
+    expect(planned.code, describeTerraform(planned)).toBe(2);
     expect(planLine(planned)).toBe("Plan: 0 to add, 1 to change, 0 to destroy.");
     expect(planned.stdout).toContain("# converge_integration.orders-v2 will be updated in-place");
     expect(planned.stdout).toMatch(/~ timeout_in_millis\s+= 12000 -> 15000/);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { convergeProvider } from "../../src/provider/converge-provider.js";
 import { convergeValidation } from "../../src/provider/converge-validation.js";
 import { encodeMsgpack, impliedType, UNKNOWN, type Logger, type Schema, type Value } from "../../src/provider/runtime/index.js";
-import { startService, type RunningService } from "../../src/service/index.js";
+import { useWorld } from "../support/world.js";
 import { startPlugin, type PluginProcess } from "./runtime/plugin-process.js";
 import { ORDERS_API, providerWorld, TOKEN } from "./terraform-fixture.js";
 
@@ -63,18 +63,16 @@ describe("the provider's validation", () => {
 });
 
 describe("a provider process that only validates", () => {
-  let service: RunningService;
+  const { service } = useWorld({ world: providerWorld() });
   let directory: string;
   let plugin: PluginProcess | undefined;
 
   beforeAll(async () => {
-    service = await startService({ port: 0, world: providerWorld() });
     directory = mkdtempSync(join(tmpdir(), "provider-validation-"));
   });
 
   afterAll(async () => {
     plugin?.kill();
-    await service?.close();
     rmSync(directory, { recursive: true, force: true });
   });
 

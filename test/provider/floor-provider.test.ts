@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PACKAGE_ROOT } from "../cli/release/release-fixture.js";
 import { runProcess } from "../support/run-process.js";
-import { describeResult, mirroredExecutable, planLine, providerBlock, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "./terraform-fixture.js";
+import { describeTerraform, mirroredExecutable, planLine, providerBlock, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "./terraform-fixture.js";
 
 /**
  * The benchmark's protocol floor (test/bench/floor-provider.ts), as the Go floor's bench and the
@@ -48,15 +48,15 @@ function floorDir(name: string, install: (executable: string) => void): Terrafor
 async function appliesAndPlansNothing(dir: TerraformDir): Promise<void> {
   dir.write(CONFIG);
   const init = await dir.init();
-  expect(init.code, describeResult(init)).toBe(0);
+  expect(init.code, describeTerraform(init)).toBe(0);
   const applied = await dir.apply();
-  expect(applied.code, describeResult(applied)).toBe(0);
+  expect(applied.code, describeTerraform(applied)).toBe(0);
   expect(planLine(applied)).toBe("Plan: 2 to add, 0 to change, 0 to destroy.");
   const integration = dir.attributes("converge_integration.backend");
   expect(integration.integration_id).toMatch(/^floor\d+$/);
   expect(dir.attributes("converge_route.route").target).toBe(`integrations/${String(integration.integration_id)}`);
   const planned = await dir.plan();
-  expect(planned.code, describeResult(planned)).toBe(0);
+  expect(planned.code, describeTerraform(planned)).toBe(0);
   expect(planLine(planned)).toBe("No changes.");
 }
 

@@ -1,10 +1,10 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { Credentials, isApiError } from "../../src/clients/index.js";
 import { SELF } from "../../src/desired/read-key.js";
 import { LiveCache } from "../../src/provider/live-cache.js";
 import type { LiveNeed } from "../../src/reconcile/model.js";
-import type { RunningService } from "../../src/service/index.js";
-import { clientsFor, FAST_RETRY, SEEDED_API_ID, startTestService } from "../clients/client-fixtures.js";
+import { SEEDED_API_ID, seededWorld } from "../clients/client-fixtures.js";
+import { clientsFor, FAST_RETRY, useWorld } from "../support/world.js";
 
 /**
  * The provider's live state for one terraform command: read once per need whatever the number of
@@ -15,17 +15,11 @@ const API: LiveNeed = { type: "api", ref: SEEDED_API_ID };
 const READS = ["GetApis", "GetApi", "GetRoutes", "GetIntegrations", "GetAlternateContact", "ListRegions"];
 
 describe("the provider's live cache", () => {
-  let service: RunningService;
+  const { service } = useWorld({ world: seededWorld(), recordRequests: true });
   let cache: LiveCache;
 
   const reads = () => Object.fromEntries(READS.map((operation) => [operation, service.requests.count({ operation })]).filter(([, count]) => count !== 0));
 
-  beforeAll(async () => {
-    service = await startTestService({}, { recordRequests: true });
-  });
-  afterAll(async () => {
-    await service?.close();
-  });
   beforeEach(() => {
     cache = new LiveCache({ endpoint: service.url, credentials: new Credentials("admin-token"), retry: FAST_RETRY });
     service.requests.reset();

@@ -1,25 +1,17 @@
-import { readdirSync } from "node:fs";
-import { join, resolve } from "node:path";
-import protobuf from "protobufjs";
 import { describe, expect, it } from "vitest";
 import { readProviderAnswers } from "../../dist/src/provider/provider-answers.js";
 import { readProviderSchemas } from "../../dist/src/provider/provider-schemas.js";
 import { constantAnswers } from "../../dist/src/provider/runtime/constant-answers.js";
 import { schemasFirstProvider } from "../../dist/src/provider/runtime/schemas-first-provider.js";
 import { convergeProvider } from "../../src/provider/converge-provider.js";
+import { reflectedProtocol } from "./runtime/reflected-protocol.js";
 
 /**
  * The provider answers GetProviderSchema, GetMetadata and the empty RPCs with the bytes the build
  * wrote (src/provider/main.ts): they must be what the runtime would encode from the definition as it
  * is, and what the definition main.ts serves would answer.
  */
-const PROTO = resolve(import.meta.dirname, "../../src/provider/runtime/proto");
-const reflected = new protobuf.Root().loadSync(
-  readdirSync(PROTO)
-    .filter((name) => name.endsWith(".proto"))
-    .map((name) => join(PROTO, name)),
-  { keepCase: true },
-);
+const reflected = reflectedProtocol();
 const decoded = (typeName: string, bytes: Uint8Array) => {
   const type = reflected.lookupType(typeName);
   return type.toObject(type.decode(bytes), { longs: Number, enums: String, defaults: true }) as Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { CHAT_API, describeResult, diagnosticsOf, liveIntegrations, liveRoutes, operations, ORDERS_API, planLine, providerBlock, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "./terraform-fixture.js";
+import { CHAT_API, describeTerraform, diagnosticsOf, liveIntegrations, liveRoutes, operations, ORDERS_API, planLine, providerBlock, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "./terraform-fixture.js";
 import { terraformSuite } from "./terraform-suite.js";
 
 /**
@@ -69,14 +69,14 @@ const contactOf = (type: "BILLING" | "OPERATIONS") => suite.clients.account.getA
 describe("changes under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   it("plans a route whose target names an integration of the same apply as known after apply, and applies the saved plan", async () => {
     const plan = await work.run(["plan", "-input=false", "-no-color", "-out=tfplan"]);
-    expect(plan.code, describeResult(plan)).toBe(0);
+    expect(plan.code, describeTerraform(plan)).toBe(0);
     expect(planLine(plan)).toBe("Plan: 4 to add, 0 to change, 0 to destroy.");
     const routeBlock = /# converge_route\.orders will be created\n[\s\S]*?\n {4}\}\n/.exec(plan.stdout)?.[0];
     expect(routeBlock).toContain("+ target               = (known after apply)");
     expect(routeBlock).toContain('+ route_key            = "GET /changes"');
 
     const apply = await work.run(["apply", "-input=false", "-no-color", "tfplan"]);
-    expect(apply.code, describeResult(apply)).toBe(0);
+    expect(apply.code, describeTerraform(apply)).toBe(0);
     expect(apply.stdout).toContain("Apply complete! Resources: 4 added, 0 changed, 0 destroyed.");
     const state = work.state();
     const integrationId = state["converge_integration.backend"]!.integration_id;
@@ -90,7 +90,7 @@ describe("changes under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
     const prior = work.state();
     work.write(configuration({ ...FIRST, description: "second", scopes: ["orders.read", "orders.admin"] }));
     const { result: apply, requests } = await requestsDuring(suite.service, () => work.apply());
-    expect(apply.code, describeResult(apply)).toBe(0);
+    expect(apply.code, describeTerraform(apply)).toBe(0);
     expect(apply.stdout).toContain("# converge_integration.backend will be updated in-place");
     expect(apply.stdout).toContain("# converge_route.orders will be updated in-place");
     expect(apply.stdout).toContain("Apply complete! Resources: 0 added, 2 changed, 0 destroyed.");
@@ -110,7 +110,7 @@ describe("changes under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
     const second = { ...FIRST, description: "second", scopes: ["orders.read", "orders.admin"] };
     work.write(configuration({ ...second, movingApi: CHAT_API, contactType: "OPERATIONS" }));
     const { result: apply, requests } = await requestsDuring(suite.service, () => work.apply());
-    expect(apply.code, describeResult(apply)).toBe(0);
+    expect(apply.code, describeTerraform(apply)).toBe(0);
     expect(apply.stdout).toContain("# converge_route.moving must be replaced");
     expect(apply.stdout).toContain("# converge_alternate_contact.finance must be replaced");
     expect(apply.stdout).toMatch(/~ api_id +?= "a1b2c3d4e5" -> "w5s0ck3t01" # forces replacement/);
@@ -136,7 +136,7 @@ describe("changes under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
     await suite.clients.account.putAlternateContact({ AccountId: "222222222222", AlternateContactType: "OPERATIONS", Name: "Finance Team", Title: "Controller", EmailAddress: "finance@example.com", PhoneNumber: "+1 555 9999" });
 
     const { result: refresh, requests: refreshRequests } = await requestsDuring(suite.service, () => work.plan("-refresh-only"));
-    expect(refresh.code, describeResult(refresh)).toBe(2);
+    expect(refresh.code, describeTerraform(refresh)).toBe(2);
     expect(refresh.stdout).toContain("Terraform detected the following changes made outside of Terraform");
     expect(refresh.stdout).toContain('~ description            = "second" -> "changed by hand"');
     expect(refresh.stdout).toMatch(/~ authorization_scopes = \[\n\s+- "orders\.admin",\n\s+- "orders\.read",\n\s+\+ "orders\.everything",\n\s+\]/);
@@ -144,7 +144,7 @@ describe("changes under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
     expect(operations(refreshRequests, { writesOnly: true })).toEqual([]);
 
     const { result: apply, requests } = await requestsDuring(suite.service, () => work.apply());
-    expect(apply.code, describeResult(apply)).toBe(0);
+    expect(apply.code, describeTerraform(apply)).toBe(0);
     expect(apply.stdout).toContain("Apply complete! Resources: 0 added, 3 changed, 0 destroyed.");
     expect(operations(requests, { writesOnly: true })).toEqual(["PutAlternateContact", "UpdateIntegration", "UpdateRoute"]);
     expect((await routeOf(ORDERS_API, routeId))?.authorizationScopes?.slice().sort()).toEqual(["orders.admin", "orders.read"]);
@@ -152,7 +152,7 @@ describe("changes under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
     expect(await contactOf("OPERATIONS")).toMatchObject({ PhoneNumber: "+1 555 0101" });
 
     const plan = await work.plan();
-    expect(plan.code, describeResult(plan)).toBe(0);
+    expect(plan.code, describeTerraform(plan)).toBe(0);
   });
 
   it("creates again what was deleted outside terraform, with nothing twice", async () => {
@@ -164,13 +164,13 @@ describe("changes under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
     expect(await suite.clients.account.deleteAlternateContact({ AccountId: "222222222222", AlternateContactType: "OPERATIONS" })).toBe(true);
 
     const plan = await work.plan();
-    expect(plan.code, describeResult(plan)).toBe(2);
+    expect(plan.code, describeTerraform(plan)).toBe(2);
     expect(planLine(plan)).toBe("Plan: 3 to add, 0 to change, 0 to destroy.");
     expect(plan.stdout).toContain("# converge_integration.backend has been deleted");
     for (const address of ["converge_integration.backend", "converge_route.orders", "converge_alternate_contact.finance"]) expect(plan.stdout).toContain(`# ${address} will be created`);
 
     const { result: apply, requests } = await requestsDuring(suite.service, () => work.apply());
-    expect(apply.code, describeResult(apply)).toBe(0);
+    expect(apply.code, describeTerraform(apply)).toBe(0);
     expect(diagnosticsOf(apply.stdout + apply.stderr)).toEqual([]);
     expect(apply.stdout).toContain("Apply complete! Resources: 3 added, 0 changed, 0 destroyed.");
     expect(operations(requests, { writesOnly: true })).toEqual(["CreateIntegration", "CreateRoute", "PutAlternateContact"]);
@@ -183,7 +183,7 @@ describe("changes under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
     expect(await contactOf("OPERATIONS")).toMatchObject({ PhoneNumber: "+1 555 0101" });
 
     const clean = await work.plan();
-    expect(clean.code, describeResult(clean)).toBe(0);
+    expect(clean.code, describeTerraform(clean)).toBe(0);
   });
 
   it("updates a Region opt-in in place: enabled = false disables the Region, and opt_status follows", async () => {
@@ -198,12 +198,12 @@ resource "converge_region_opt_in" "africa" {
     region.write(optIn(true));
     expect((await region.init()).code).toBe(0);
     const enable = await region.apply();
-    expect(enable.code, describeResult(enable)).toBe(0);
+    expect(enable.code, describeTerraform(enable)).toBe(0);
     expect(region.attributes("converge_region_opt_in.africa")).toMatchObject({ id: "222222222222/af-south-1", enabled: true, opt_status: "ENABLED" });
 
     region.write(optIn(false));
     const { result: disable, requests } = await requestsDuring(suite.service, () => region.apply());
-    expect(disable.code, describeResult(disable)).toBe(0);
+    expect(disable.code, describeTerraform(disable)).toBe(0);
     expect(disable.stdout).toContain("~ enabled     = true -> false");
     expect(disable.stdout).toContain('~ opt_status  = "ENABLED" -> (known after apply)');
     expect(disable.stdout).toContain("Apply complete! Resources: 0 added, 1 changed, 0 destroyed.");
@@ -211,7 +211,7 @@ resource "converge_region_opt_in" "africa" {
     expect(region.attributes("converge_region_opt_in.africa")).toMatchObject({ enabled: false, opt_status: "DISABLED" });
     expect((await suite.clients.account.getRegionOptStatus({ AccountId: "222222222222", RegionName: "af-south-1" })).RegionOptStatus).toBe("DISABLED");
     const plan = await region.plan();
-    expect(plan.code, describeResult(plan)).toBe(0);
+    expect(plan.code, describeTerraform(plan)).toBe(0);
   });
 
   it("keeps integrations of one natural key apart, each its own live integration (made one after the other, or added later), and adopts only a live one as declared", async () => {
@@ -235,14 +235,14 @@ resource "converge_integration" "${name}" {
     expect((await sameKey.init()).code).toBe(0);
     // one at a time: the second is created after the first exists, with the same natural key
     const apply = await sameKey.apply("-parallelism=1");
-    expect(apply.code, describeResult(apply)).toBe(0);
+    expect(apply.code, describeTerraform(apply)).toBe(0);
     expect(diagnosticsOf(apply.stdout + apply.stderr)).toEqual([]);
     expect(await live()).toHaveLength(2);
     expect(await live()).toEqual(held());
 
     sameKey.write(providerBlock() + integration("first") + integration("second") + integration("third"));
     const added = await sameKey.apply("-parallelism=1");
-    expect(added.code, describeResult(added)).toBe(0);
+    expect(added.code, describeTerraform(added)).toBe(0);
     expect(added.stdout).toContain("Apply complete! Resources: 1 added, 0 changed, 0 destroyed.");
     expect(await live()).toHaveLength(3);
     expect(await live()).toEqual(held());
@@ -253,11 +253,11 @@ resource "converge_integration" "${name}" {
     const differing = await suite.clients.gateway.createIntegration(ORDERS_API, { ...body, description: "made by hand" });
     sameKey.write(providerBlock() + integration("first") + integration("second") + integration("third") + integration("fourth"));
     const adopted = await sameKey.apply();
-    expect(adopted.code, describeResult(adopted)).toBe(0);
+    expect(adopted.code, describeTerraform(adopted)).toBe(0);
     expect(diagnosticsOf(adopted.stdout).map((diagnostic) => diagnostic.summary)).toEqual(["converge_integration: adopts a live resource instead of creating one"]);
     expect(sameKey.attributes("converge_integration.fourth").integration_id).toBe(asDeclared.integrationId);
     expect(await live()).toEqual([...held(), `${differing.integrationId} made by hand`].sort());
     const plan = await sameKey.plan();
-    expect(plan.code, describeResult(plan)).toBe(0);
+    expect(plan.code, describeTerraform(plan)).toBe(0);
   });
 });

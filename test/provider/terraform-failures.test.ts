@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Clients } from "../../src/clients/index.js";
-import type { RunningService } from "../../src/service/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { closedPort } from "../clients/client-fixtures.js";
-import { clientsOf, describeResult, diagnosticsOf, liveIntegrations, liveRoutes, operations, ORDERS_API, providerBlock, requestsDuring, startProviderService, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, untilQuiet } from "./terraform-fixture.js";
+import { useWorld } from "../support/world.js";
+import { describeTerraform, diagnosticsOf, liveIntegrations, liveRoutes, operations, ORDERS_API, providerBlock, providerService, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, untilQuiet } from "./terraform-fixture.js";
 import { terraformSuite } from "./terraform-suite.js";
 
 /**
@@ -58,7 +57,7 @@ describe("failures under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS }
   it("rejects a token the service does not know with one diagnostic about the token, which it does not repeat, writing nothing", async () => {
     const badToken = "tok-nobody-knows-4f1e";
     const { result: apply, requests } = await requestsDuring(suite.service, () => work.run(["apply", "-auto-approve", "-input=false", "-no-color"], { env: { CONVERGE_TOKEN: badToken } }));
-    expect(apply.code, describeResult(apply)).toBe(1);
+    expect(apply.code, describeTerraform(apply)).toBe(1);
     const diagnostics = diagnosticsOf(apply.stdout + apply.stderr);
     expect(diagnostics.map((diagnostic) => `${diagnostic.severity}: ${diagnostic.summary}`)).toEqual(["Error: the account and API gateway services both refused the token: 403 AccessDeniedException"]);
     expect(diagnostics[0]!.text).toContain('with provider["registry.terraform.io/converge/converge"],');
@@ -70,7 +69,7 @@ describe("failures under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS }
   it("rejects an endpoint nothing listens on with one diagnostic at the provider's endpoint attribute", async () => {
     const endpoint = `http://127.0.0.1:${await closedPort()}`;
     const { result: plan, requests } = await requestsDuring(suite.service, () => work.plan(`-var=endpoint=${endpoint}`));
-    expect(plan.code, describeResult(plan)).toBe(1);
+    expect(plan.code, describeTerraform(plan)).toBe(1);
     const diagnostics = diagnosticsOf(plan.stdout + plan.stderr);
     expect(diagnostics.map((diagnostic) => `${diagnostic.severity}: ${diagnostic.summary}`)).toEqual([`Error: cannot use the service at ${endpoint}`]);
     expect(diagnostics[0]!.text).toMatch(/on main\.tf line \d+, in provider "converge":\n\s+\d+:   endpoint = var\.endpoint/);
@@ -81,7 +80,7 @@ describe("failures under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS }
   it("rejects a route key that is not valid for an HTTP API with one diagnostic at route_key, writing nothing", async () => {
     work.write(configuration({ ...VALID, routeKey: "get /x" }));
     const { result: apply, requests } = await requestsDuring(suite.service, () => work.apply());
-    expect(apply.code, describeResult(apply)).toBe(1);
+    expect(apply.code, describeTerraform(apply)).toBe(1);
     const diagnostics = diagnosticsOf(apply.stdout + apply.stderr);
     expect(diagnostics.map((diagnostic) => `${diagnostic.severity}: ${diagnostic.summary}`)).toEqual([
       'Error: route_key "get /x" is not valid for an HTTP API: expected "$default" or "METHOD /path" (e.g. "GET /orders") with METHOD one of ANY, GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS',
@@ -94,7 +93,7 @@ describe("failures under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS }
   it("rejects a timeout out of the HTTP API's range with one diagnostic at timeout_in_millis, writing nothing", async () => {
     work.write(configuration({ ...VALID, timeout: 5 }));
     const { result: apply, requests } = await requestsDuring(suite.service, () => work.apply());
-    expect(apply.code, describeResult(apply)).toBe(1);
+    expect(apply.code, describeTerraform(apply)).toBe(1);
     const diagnostics = diagnosticsOf(apply.stdout + apply.stderr);
     expect(diagnostics.map((diagnostic) => `${diagnostic.severity}: ${diagnostic.summary}`)).toEqual(["Error: timeout_in_millis 5 is out of range for an HTTP API: expected 50 to 30000 (default 30000)"]);
     expect(diagnostics[0]!.text).toContain("with converge_integration.backend,");
@@ -105,19 +104,8 @@ describe("failures under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS }
 
 describe("terraform killed with SIGKILL in the middle of an apply", { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   const PAIRS = 4;
-  let slow: RunningService;
-  let clients: Clients;
-
-  beforeAll(async () => {
-    // every request takes 300 ms, so that the apply is still running when it is killed
-    slow = await startProviderService({ faults: { latencyMs: 300 } });
-    clients = clientsOf(slow);
-  });
-
-  afterAll(async () => {
-    await clients?.close();
-    await slow?.close();
-  });
+  // every request takes 300 ms, so that the apply is still running when it is killed
+  const { service: slow, clients } = useWorld(providerService({ faults: { latencyMs: 300 } }));
 
   /** PAIRS integrations of distinct backends, each with a route targeting it. */
   function pairs(): string {
@@ -168,7 +156,7 @@ resource "converge_route" "route_${index}" {
     const notHeld = liveIds.filter((id) => !held.some((attributes) => attributes.integration_id === id || attributes.route_id === id));
 
     const apply = await interrupted.apply();
-    expect(apply.code, describeResult(apply)).toBe(0);
+    expect(apply.code, describeTerraform(apply)).toBe(0);
     // terraform shows one of several similar warnings ("and N more similar warnings elsewhere")
     const adoption = diagnosticsOf(apply.stdout + apply.stderr).filter((diagnostic) => diagnostic.summary.endsWith("adopts a live resource instead of creating one"));
     expect(adoption.length > 0).toBe(notHeld.length > 0);
@@ -185,6 +173,6 @@ resource "converge_route" "route_${index}" {
       expect(route.target).toBe(`integrations/${integration.integrationId}`);
     }
     const plan = await interrupted.plan();
-    expect(plan.code, describeResult(plan)).toBe(0);
+    expect(plan.code, describeTerraform(plan)).toBe(0);
   });
 });

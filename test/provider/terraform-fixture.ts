@@ -1,15 +1,16 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { inflateRawSync } from "node:zlib";
-import { collect, Credentials, createClients, type Clients } from "../../src/clients/index.js";
-import { DEMO_WORLD, startService, type RunningService, type WorldInput } from "../../src/service/index.js";
+import { collect, type Clients } from "../../src/clients/index.js";
+import { DEMO_WORLD, type RunningService, type WorldInput } from "../../src/service/index.js";
 import type { RequestRecord } from "../../src/service/request-log.js";
 import type { Integration, Route } from "../../src/contract/gateway.js";
 import { runProcess, type ProcessResult } from "../support/run-process.js";
-import { builtCliPath } from "../support/serve-process.js";
+import { assertTerraformAvailable, runProviderInstall, TERRAFORM, terraformEnv, type TerraformResult } from "../support/terraform.js";
+import type { WorldOptions } from "../support/world.js";
 
 /**
  * Real terraform 1.11 with the real provider: `converge provider install` (the compiled CLI) into a
@@ -18,8 +19,7 @@ import { builtCliPath } from "../support/serve-process.js";
  * file starts on port 0. The token reaches the provider through CONVERGE_TOKEN only.
  */
 
-/** terraform 1.11, or $TERRAFORM. */
-export const TERRAFORM = process.env.TERRAFORM ?? "/usr/local/bin/terraform";
+export { describeTerraform, planLine, TERRAFORM, type TerraformResult } from "../support/terraform.js";
 /** The token every test's provider uses: distinctive enough to search for in state, plans and logs. */
 export const TOKEN = "tok-tfprovider-SECRET-8d41c7e2";
 /** The demo world's quick-created HTTP API "orders" (its `$default` route and integration are managed by the service). */
@@ -62,20 +62,18 @@ export function providerWorld(overrides: Partial<WorldInput> = {}): WorldInput {
   };
 }
 
-/** The embedded service on port 0, recording every request. */
-export function startProviderService(overrides: Partial<WorldInput> = {}): Promise<RunningService> {
-  return startService({ port: 0, world: providerWorld(overrides), recordRequests: true });
-}
-
-/** Clients of the service with TOKEN: how the tests make changes behind terraform's back and read live state. */
-export function clientsOf(service: RunningService): Clients {
-  return createClients({ endpoint: service.url, credentials: new Credentials(TOKEN), retry: { maxAttempts: 6, baseDelayMs: 20, maxDelayMs: 500 } });
+/**
+ * The provider tests' world (useWorld, startWorld): providerWorld with `overrides`, recording every
+ * request, and clients with TOKEN: how the tests make changes behind terraform's back and read live state.
+ */
+export function providerService(overrides: Partial<WorldInput> = {}): WorldOptions {
+  return { world: providerWorld(overrides), recordRequests: true, token: TOKEN, retry: { maxAttempts: 6, baseDelayMs: 20, maxDelayMs: 500 } };
 }
 
 export const liveRoutes = (clients: Clients, apiId: string): Promise<Route[]> => collect(clients.gateway.routes(apiId));
 export const liveIntegrations = (clients: Clients, apiId: string): Promise<Integration[]> => collect(clients.gateway.integrations(apiId));
 
-/** The requests the service answered while `task` ran (the log must record them: startProviderService does). */
+/** The requests the service answered while `task` ran (the log must record them: providerService's does). */
 export async function requestsDuring<T>(service: RunningService, task: () => Promise<T>): Promise<{ readonly result: T; readonly requests: RequestRecord[] }> {
   const before = service.requests.records().length;
   const result = await task();
@@ -108,49 +106,14 @@ export function mirroredExecutable(home: string): string {
 
 /** Runs `converge provider install` (the compiled CLI) with HOME a new temporary directory. */
 export async function installProvider(label: string): Promise<ProviderHome> {
-  assertTerraform();
+  assertTerraformAvailable();
   const root = mkdtempSync(join(tmpdir(), `converge-tf-${label}-`));
   const home = join(root, "home");
   mkdirSync(home);
   const cliConfig = join(root, "empty.tfrc");
   writeFileSync(cliConfig, "");
-  const source = await installSource();
-  const install = await runProcess(process.execPath, [builtCliPath(), "provider", "install", ...source], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home },
-    timeoutMs: 60_000,
-  });
-  return { root, home, cliConfig, executable: mirroredExecutable(home), install, packaged: source[0] === "--from", remove: () => rmSync(root, { recursive: true, force: true }) };
-}
-
-/**
- * What `converge provider install` installs for the tests (its flags): the development wrapper (`--wrapper`,
- * this checkout's compiled provider on this Node.js), or with CONVERGE_TEST_PROVIDER=packaged the
- * single executable of a release packaged for the tests (`--from`), so that the provider's tests
- * can run against the packaged executable as they do against the wrapper.
- */
-export async function installSource(): Promise<string[]> {
-  const choice = process.env.CONVERGE_TEST_PROVIDER ?? "wrapper";
-  if (choice === "wrapper") return ["--wrapper"];
-  if (choice !== "packaged") throw new Error(`CONVERGE_TEST_PROVIDER is ${JSON.stringify(choice)}: expected "wrapper" (the default) or "packaged"`);
-  const { testRelease } = await import("../cli/release/release-fixture.js");
-  return ["--from", (await testRelease()).outDir];
-}
-
-/** Fails with what to do when terraform 1.11 cannot be run: these tests need it and are never skipped. */
-function assertTerraform(): void {
-  const version = spawnSync(TERRAFORM, ["version"], { encoding: "utf8", env: { PATH: process.env.PATH ?? "", CHECKPOINT_DISABLE: "1" } });
-  if (version.error || version.status !== 0 || !/^Terraform v1\.11\./.test(version.stdout)) {
-    throw new Error(`these tests need terraform 1.11 at ${TERRAFORM} (or $TERRAFORM): ${version.error?.message ?? (version.stdout || version.stderr)}`);
-  }
-}
-
-export interface TerraformResult extends ProcessResult {
-  readonly args: ReadonlyArray<string>;
-}
-
-/** A result for assertion messages: the command, its exit code and what it printed. */
-export function describeResult(result: TerraformResult): string {
-  return `terraform ${result.args.join(" ")}: exit ${result.code}\n--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}`;
+  const { result: install, packaged } = await runProviderInstall(home, 60_000);
+  return { root, home, cliConfig, executable: mirroredExecutable(home), install, packaged, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 
 /** One diagnostic of terraform's human output (`-no-color`): its severity, summary line and the whole block. */
@@ -188,14 +151,7 @@ export class TerraformDir {
   constructor(home: Pick<ProviderHome, "root" | "home" | "cliConfig">, name: string, env: Readonly<Record<string, string>>) {
     this.dir = join(home.root, name);
     mkdirSync(this.dir, { recursive: true });
-    this.env = {
-      PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
-      HOME: home.home,
-      TF_CLI_CONFIG_FILE: home.cliConfig,
-      CHECKPOINT_DISABLE: "1",
-      TF_IN_AUTOMATION: "1",
-      ...env,
-    };
+    this.env = terraformEnv(home.home, home.cliConfig, env);
   }
 
   /** A directory whose provider talks to `service` with TOKEN. */
@@ -272,13 +228,6 @@ export class TerraformDir {
     if (!found) throw new Error(`terraform.tfstate in ${this.dir} has no ${address}`);
     return found;
   }
-}
-
-/** The `Plan: …` line of a plan or apply, or "No changes.". */
-export function planLine(result: TerraformResult): string {
-  const plan = /^Plan: .*$/m.exec(result.stdout)?.[0];
-  if (plan) return plan;
-  return /^No changes\./m.test(result.stdout) ? "No changes." : "(no plan line)";
 }
 
 /** The entries of a zip archive (a terraform plan file), each inflated: what a grep of its contents must search. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runProcess } from "../support/run-process.js";
 import { startHostileServer, type HostileBehaviour, type HostileOperation, type HostileServer } from "../support/hostile-server.js";
 import {
-  describeResult,
+  describeTerraform,
   errorsOf,
   installProvider,
   providerBlock,
@@ -50,7 +50,7 @@ beforeAll(async () => {
   work = new TerraformDir(home, "hostile", { CONVERGE_TOKEN: TOKEN });
   work.write(configuration());
   const init = await work.init();
-  expect(init.code, describeResult(init)).toBe(0);
+  expect(init.code, describeTerraform(init)).toBe(0);
 }, TERRAFORM_TEST_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -81,12 +81,12 @@ async function planAgainst(attack: HostileOperation, behaviour: HostileBehaviour
 
 /** Exit 1, one error diagnostic (for the one failing read) saying `says`, the token nowhere. */
 function expectOneDiagnostic(result: Planned, says: string): void {
-  expect(result.code, describeResult(result)).toBe(1);
+  expect(result.code, describeTerraform(result)).toBe(1);
   const errors = errorsOf(result);
-  expect(errors, describeResult(result)).toHaveLength(1);
+  expect(errors, describeTerraform(result)).toHaveLength(1);
   // terraform wraps a diagnostic's detail at 78 columns
   const unwrapped = (text: string) => text.replace(/\s+/g, " ");
-  expect(errors.some((error) => unwrapped(error.text).includes(unwrapped(says))), describeResult(result)).toBe(true);
+  expect(errors.some((error) => unwrapped(error.text).includes(unwrapped(says))), describeTerraform(result)).toBe(true);
   expect(`${result.stdout}${result.stderr}`).not.toContain(TOKEN);
   expect(`${result.stdout}${result.stderr}`).not.toMatch(/plugin (crashed|exited)|panic:|unexpected EOF/i);
 }
@@ -95,7 +95,7 @@ describe("terraform plan through the provider against a hostile endpoint", { tim
   it("an answer that never ends (1 GiB): exit 1 within seconds, the diagnostic names the size limit, under 300 MiB resident", async () => {
     const { result, server } = await planAgainst("GetRoutes", "endless");
     expectOneDiagnostic(result, "the answer is larger than the limit of 64 MiB");
-    expect(result.maxRssKib, describeResult(result)).toBeLessThan(300 * 1024);
+    expect(result.maxRssKib, describeTerraform(result)).toBeLessThan(300 * 1024);
     expect(server.received.filter((operation) => operation === "GetRoutes")).toHaveLength(1);
     console.info(`terraform plan, endless answer: exit ${result.code} after ${Math.round(result.wallMs)} ms, peak RSS ${Math.round(result.maxRssKib / 1024)} MiB`);
   });
@@ -104,7 +104,7 @@ describe("terraform plan through the provider against a hostile endpoint", { tim
   it("a slow drip with request_timeout = 2: exit 1 within the deadline plus the back-off, the diagnostic says the deadline passed", async () => {
     const { result, server } = await planAgainst("GetRoutes", "drip", "  request_timeout = 2\n");
     expectOneDiagnostic(result, "the answer was not complete within the deadline of 2 s per attempt");
-    expect(result.wallMs, describeResult(result)).toBeLessThan(40_000);
+    expect(result.wallMs, describeTerraform(result)).toBeLessThan(40_000);
     expect(server.received.filter((operation) => operation === "GetRoutes").length).toBeLessThanOrEqual(6);
     console.info(`terraform plan, slow drip, request_timeout = 2: exit ${result.code} after ${Math.round(result.wallMs)} ms`);
   });
@@ -113,7 +113,7 @@ describe("terraform plan through the provider against a hostile endpoint", { tim
     const { result, server } = await planAgainst(operation, "repeat-token");
     expectOneDiagnostic(result, "repeats the one page 1 answered: the listing would never end");
     expect(server.received.filter((received) => received === operation).length).toBeLessThanOrEqual(2 * 2);
-    expect(result.wallMs, describeResult(result)).toBeLessThan(60_000);
+    expect(result.wallMs, describeTerraform(result)).toBeLessThan(60_000);
   });
 
   it("refuses request_timeout out of range, naming the value, before any request", async () => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Integration, Route } from "../../src/contract/gateway.js";
-import { describeResult, liveIntegrations, liveRoutes, operations, ORDERS_API, providerBlock, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "./terraform-fixture.js";
+import { describeTerraform, liveIntegrations, liveRoutes, operations, ORDERS_API, providerBlock, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "./terraform-fixture.js";
 import { terraformSuite } from "./terraform-suite.js";
 
 /**
@@ -72,7 +72,7 @@ describe("importing under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS 
       await work.run(["import", "-input=false", "-no-color", "converge_route.command", `${ORDERS_API}/${byCommand.route.routeId}`]),
     ]);
     for (const imported of imports) {
-      expect(imported.code, describeResult(imported)).toBe(0);
+      expect(imported.code, describeTerraform(imported)).toBe(0);
       expect(imported.stdout).toContain("Import successful!");
     }
     expect(work.attributes("converge_integration.command")).toMatchObject({
@@ -92,7 +92,7 @@ describe("importing under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS 
     });
 
     const { result: plan, requests: planRequests } = await requestsDuring(suite.service, () => work.plan());
-    expect(plan.code, describeResult(plan)).toBe(0);
+    expect(plan.code, describeTerraform(plan)).toBe(0);
     expect(plan.stdout).toContain("No changes.");
     expect(operations([...requests, ...planRequests], { writesOnly: true })).toEqual([]);
   });
@@ -110,14 +110,14 @@ import {
 }
 `);
     const { result: apply, requests } = await requestsDuring(suite.service, () => work.apply());
-    expect(apply.code, describeResult(apply)).toBe(0);
+    expect(apply.code, describeTerraform(apply)).toBe(0);
     expect(apply.stdout).toContain("# converge_route.block will be imported");
     expect(apply.stdout).toContain("Apply complete! Resources: 2 imported, 0 added, 0 changed, 0 destroyed.");
     expect(work.attributes("converge_route.block")).toMatchObject({ route_id: byBlock.route.routeId, target: `integrations/${byBlock.integration.integrationId}`, operation_name: "Importblock" });
     expect(work.attributes("converge_integration.block")).toMatchObject({ integration_id: byBlock.integration.integrationId, description: "made for block" });
 
     const { result: plan, requests: planRequests } = await requestsDuring(suite.service, () => work.plan());
-    expect(plan.code, describeResult(plan)).toBe(0);
+    expect(plan.code, describeTerraform(plan)).toBe(0);
     expect(operations([...requests, ...planRequests], { writesOnly: true })).toEqual([]);
     // still one of each: adopted, not created beside the originals
     expect((await liveRoutes(suite.clients, ORDERS_API)).filter((route) => route.routeKey.startsWith("POST /")).map((route) => route.routeId).sort())

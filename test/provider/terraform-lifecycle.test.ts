@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { CHAT_API, describeResult, diagnosticsOf, EXAMPLE_DIR, liveIntegrations, liveRoutes, MEMBER_ACCOUNT, operations, ORDERS_API, planLine, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, TOKEN, zipEntries } from "./terraform-fixture.js";
+import { CHAT_API, describeTerraform, diagnosticsOf, EXAMPLE_DIR, liveIntegrations, liveRoutes, MEMBER_ACCOUNT, operations, ORDERS_API, planLine, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, TOKEN, zipEntries } from "./terraform-fixture.js";
 import { terraformSuite } from "./terraform-suite.js";
 
 /**
@@ -37,7 +37,7 @@ describe("examples/terraform-hcl under terraform 1.11", { timeout: TERRAFORM_TES
     // every request to a registry would go through a proxy that refuses connections
     const offline = { HTTPS_PROXY: "http://127.0.0.1:9", HTTP_PROXY: "http://127.0.0.1:9" };
     const init = await example.init(offline);
-    expect(init.code, describeResult(init)).toBe(0);
+    expect(init.code, describeTerraform(init)).toBe(0);
     expect(init.stdout).toContain("- Installed converge/converge v0.1.0 (unauthenticated)");
     expect(readFileSync(example.path(".terraform.lock.hcl"), "utf8")).toMatch(/provider "registry\.terraform\.io\/converge\/converge" \{\n\s+version\s+= "0\.1\.0"/);
     const linked = example.path(".terraform/providers/registry.terraform.io/converge/converge/0.1.0/linux_amd64");
@@ -48,22 +48,22 @@ describe("examples/terraform-hcl under terraform 1.11", { timeout: TERRAFORM_TES
     const control = new TerraformDir(suite.home, "offline-control", {});
     control.write('terraform {\n  required_providers {\n    other = { source = "converge/other" }\n  }\n}\n');
     const refused = await control.init(offline);
-    expect(refused.code, describeResult(refused)).toBe(1);
+    expect(refused.code, describeTerraform(refused)).toBe(1);
     expect(refused.stderr).toContain("Failed to query available provider packages");
     expect(existsSync(control.path(".terraform.lock.hcl"))).toBe(false);
   });
 
   it("has the example formatted as terraform fmt writes it, and valid", async () => {
     const fmt = await example.run(["fmt", "-check", "-diff", "-no-color"]);
-    expect(fmt.code, describeResult(fmt)).toBe(0);
+    expect(fmt.code, describeTerraform(fmt)).toBe(0);
     const validate = await example.run(["validate", "-no-color"]);
-    expect(validate.code, describeResult(validate)).toBe(0);
+    expect(validate.code, describeTerraform(validate)).toBe(0);
     expect(validate.stdout).toContain("Success! The configuration is valid.");
   });
 
   it("applies the example from empty, then plans no change", async () => {
     const { result: apply, requests } = await requestsDuring(suite.service, () => example.apply());
-    expect(apply.code, describeResult(apply)).toBe(0);
+    expect(apply.code, describeTerraform(apply)).toBe(0);
     expect(apply.stdout).toContain("Apply complete! Resources: 13 added, 0 changed, 0 destroyed.");
     expect(diagnosticsOf(apply.stderr)).toEqual([]);
     expect(operations(requests, { writesOnly: true })).toEqual([
@@ -100,7 +100,7 @@ describe("examples/terraform-hcl under terraform 1.11", { timeout: TERRAFORM_TES
     expect((await suite.clients.account.getRegionOptStatus({ AccountId: MEMBER_ACCOUNT, RegionName: "ap-east-1" })).RegionOptStatus).toBe("ENABLED");
 
     const { result: plan, requests: planRequests } = await requestsDuring(suite.service, () => example.plan());
-    expect(plan.code, describeResult(plan)).toBe(0);
+    expect(plan.code, describeTerraform(plan)).toBe(0);
     expect(planLine(plan)).toBe("No changes.");
     expect(operations(planRequests, { writesOnly: true })).toEqual([]);
   });
@@ -110,13 +110,13 @@ describe("examples/terraform-hcl under terraform 1.11", { timeout: TERRAFORM_TES
     const applyLog = example.path("apply-trace.log");
     // a change, so that the saved plan carries values
     const plan = await example.run(["plan", "-input=false", "-no-color", "-out=tfplan", "-var=security_email=secops@example.com"], { env: { TF_LOG: "trace", TF_LOG_PATH: planLog } });
-    expect(plan.code, describeResult(plan)).toBe(0);
+    expect(plan.code, describeTerraform(plan)).toBe(0);
     expect(plan.stdout).toContain('~ email_address          = "security@example.com" -> "secops@example.com"');
     const show = await example.run(["show", "-json", "tfplan"]);
-    expect(show.code, describeResult(show)).toBe(0);
+    expect(show.code, describeTerraform(show)).toBe(0);
     expect(show.stdout).toContain('"email_address":"secops@example.com"');
     const apply = await example.run(["apply", "-input=false", "-no-color", "tfplan"], { env: { TF_LOG: "trace", TF_LOG_PATH: applyLog } });
-    expect(apply.code, describeResult(apply)).toBe(0);
+    expect(apply.code, describeTerraform(apply)).toBe(0);
     expect(apply.stdout).toContain("Apply complete! Resources: 0 added, 1 changed, 0 destroyed.");
 
     const planFile = readFileSync(example.path("tfplan"));
@@ -143,7 +143,7 @@ describe("examples/terraform-hcl under terraform 1.11", { timeout: TERRAFORM_TES
   it("destroys what the example made and nothing else: the API's managed route and integration and a route made outside terraform stay", async () => {
     const extra = await suite.clients.gateway.createRoute(ORDERS_API, { routeKey: "GET /made-by-hand" });
     const { result: destroy, requests } = await requestsDuring(suite.service, () => example.destroy());
-    expect(destroy.code, describeResult(destroy)).toBe(0);
+    expect(destroy.code, describeTerraform(destroy)).toBe(0);
     expect(destroy.stdout).toContain("Destroy complete! Resources: 13 destroyed.");
     expect(diagnosticsOf(destroy.stdout + destroy.stderr).map((diagnostic) => `${diagnostic.severity}: ${diagnostic.summary}`)).toEqual([
       "Warning: converge_region_opt_in: destroying leaves the live resource as it is",

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Integration, Route } from "../../src/contract/gateway.js";
-import { describeResult, errorsOf, operations, ORDERS_API, providerBlock, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "./terraform-fixture.js";
+import { describeTerraform, errorsOf, operations, ORDERS_API, providerBlock, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "./terraform-fixture.js";
 import { terraformSuite } from "./terraform-suite.js";
 
 /**
@@ -77,14 +77,14 @@ beforeAll(async () => {
   await suite.clients.account.putAlternateContact({ AlternateContactType: "SECURITY", Name: "Sec", Title: "CISO", EmailAddress: "sec@example.com", PhoneNumber: "+1 555 0100" });
   work = await suite.initialized("move", providerBlock() + WRAPPED);
   const applied = await work.apply();
-  expect(applied.code, describeResult(applied)).toBe(0);
+  expect(applied.code, describeTerraform(applied)).toBe(0);
 }, TERRAFORM_TEST_TIMEOUT_MS);
 
 describe("moving state from terraform_data to converge's resources under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   it("moves each terraform_data holding a document to its converge resource: the plan shows only moves, nothing is written, the next plan is clean", async () => {
     work.write(providerBlock() + MOVED);
     const { result: plan, requests } = await requestsDuring(suite.service, () => work.plan());
-    expect(plan.code, describeResult(plan)).toBe(2);
+    expect(plan.code, describeTerraform(plan)).toBe(2);
     expect(plan.stdout).toContain("# terraform_data.get_moved has moved to converge_route.get_moved");
     expect(plan.stdout).toContain("# terraform_data.backend has moved to converge_integration.backend");
     expect(plan.stdout).toContain("# terraform_data.security has moved to converge_alternate_contact.security");
@@ -92,12 +92,12 @@ describe("moving state from terraform_data to converge's resources under terrafo
     expect(plan.stdout).not.toMatch(/will be (created|destroyed|updated in-place)|must be replaced/);
 
     const { result: apply, requests: applyRequests } = await requestsDuring(suite.service, () => work.apply());
-    expect(apply.code, describeResult(apply)).toBe(0);
+    expect(apply.code, describeTerraform(apply)).toBe(0);
     expect(work.attributes("converge_route.get_moved")).toMatchObject({ id: `${ORDERS_API}/${route.routeId}`, route_id: route.routeId, route_key: "GET /moved", target: `integrations/${integration.integrationId}` });
     expect(work.attributes("converge_integration.backend")).toMatchObject({ integration_id: integration.integrationId, integration_uri: "https://move.example/${x}" });
     expect(work.attributes("converge_alternate_contact.security")).toMatchObject({ name: "Sec", title: "CISO" });
     const { result: again, requests: againRequests } = await requestsDuring(suite.service, () => work.plan());
-    expect(again.code, describeResult(again)).toBe(0);
+    expect(again.code, describeTerraform(again)).toBe(0);
     expect(operations([...requests, ...applyRequests, ...againRequests], { writesOnly: true })).toEqual([]);
   });
 
@@ -117,17 +117,17 @@ import {
       return requestsDuring(suite.service, () => work.plan());
     };
     const unknownKey = await attempt(`${ORDERS_API}?route=GET%20%2Fother`);
-    expect(unknownKey.result.code, describeResult(unknownKey.result)).toBe(1);
+    expect(unknownKey.result.code, describeTerraform(unknownKey.result)).toBe(1);
     expect(errorsOf(unknownKey.result).map((error) => error.text.replace(/\s+/g, " ")).join("\n")).toContain(`converge_route: import ID "${ORDERS_API}?route=GET%20%2Fother" is not valid`);
     expect(errorsOf(unknownKey.result).map((error) => error.text.replace(/\s+/g, " ")).join("\n")).toContain(`"route" is not an attribute of the natural key: expected API_ID?route_key=VALUE`);
 
     const none = await attempt(`${ORDERS_API}?route_key=GET%20%2Fother`);
-    expect(none.result.code, describeResult(none.result)).toBe(1);
+    expect(none.result.code, describeTerraform(none.result)).toBe(1);
     expect(errorsOf(none.result).map((error) => error.text.replace(/\s+/g, " ")).join("\n")).toContain(`matches no live resources`);
 
     const made = await suite.clients.gateway.createRoute(ORDERS_API, { routeKey: "GET /other" });
     const found = await attempt(`${ORDERS_API}?route_key=GET%20%2Fother`);
-    expect(found.result.code, describeResult(found.result)).toBe(2);
+    expect(found.result.code, describeTerraform(found.result)).toBe(2);
     expect(found.result.stdout).toContain("Plan: 1 to import, 0 to add, 0 to change, 0 to destroy.");
     expect(operations([...unknownKey.requests, ...none.requests, ...found.requests], { writesOnly: true })).toEqual([]);
     expect(made.routeKey).toBe("GET /other");

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Integration, Route } from "../../src/contract/gateway.js";
-import { describeResult, errorsOf, liveIntegrations, liveRoutes, operations, ORDERS_API, providerBlock, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "./terraform-fixture.js";
+import { describeTerraform, errorsOf, liveIntegrations, liveRoutes, operations, ORDERS_API, providerBlock, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "./terraform-fixture.js";
 import { terraformSuite } from "./terraform-suite.js";
 
 /**
@@ -58,7 +58,7 @@ import {
 }
 `);
   const imported = await managed.apply();
-  expect(imported.code, describeResult(imported)).toBe(0);
+  expect(imported.code, describeTerraform(imported)).toBe(0);
   expect(imported.stdout).toContain("Apply complete! Resources: 2 imported, 0 added, 0 changed, 0 destroyed.");
   expect(managed.attributes("converge_route.default")).toMatchObject({ api_gateway_managed: true, route_key: "$default" });
 }, TERRAFORM_TEST_TIMEOUT_MS);
@@ -67,7 +67,7 @@ describe("converge's protections under terraform 1.11", { timeout: TERRAFORM_TES
   it("refuses at plan time to change the route key of the imported service-managed $default route, sending nothing", async () => {
     managed.write(`${providerBlock()}${INTEGRATION}${route("GET /renamed")}`);
     const { result: apply, requests } = await requestsDuring(suite.service, () => managed.apply());
-    expect(apply.code, describeResult(apply)).toBe(1);
+    expect(apply.code, describeTerraform(apply)).toBe(1);
     expect(apply.stdout).toContain("Planning failed.");
     const errors = errorsOf(apply);
     expect(errors.map((error) => error.summary)).toEqual(["converge_route: refused by a converge protection"]);
@@ -81,7 +81,7 @@ describe("converge's protections under terraform 1.11", { timeout: TERRAFORM_TES
   it("refuses at plan time to destroy the service-managed $default route, sending nothing", async () => {
     managed.write(`${providerBlock()}${INTEGRATION}${route("$default")}`);
     const { result: destroy, requests } = await requestsDuring(suite.service, () => managed.destroy());
-    expect(destroy.code, describeResult(destroy)).toBe(1);
+    expect(destroy.code, describeTerraform(destroy)).toBe(1);
     const errors = errorsOf(destroy);
     expect(errors.map((error) => error.summary)).toEqual(["converge_route: refused by a converge protection"]);
     expect(errors[0]!.text).toContain("with converge_route.default,");
@@ -103,12 +103,12 @@ removed {
 }
 `);
     const { result: forget, requests: forgetRequests } = await requestsDuring(suite.service, () => managed.apply());
-    expect(forget.code, describeResult(forget)).toBe(0);
+    expect(forget.code, describeTerraform(forget)).toBe(0);
     expect(forget.stdout).toContain("# converge_route.default will no longer be managed by Terraform");
     expect(Object.keys(managed.state())).toEqual(["converge_integration.default"]);
 
     const { result: destroy, requests } = await requestsDuring(suite.service, () => managed.destroy());
-    expect(destroy.code, describeResult(destroy)).toBe(1);
+    expect(destroy.code, describeTerraform(destroy)).toBe(1);
     const errors = errorsOf(destroy);
     expect(errors.map((error) => error.summary)).toEqual(["converge_integration: refused by a converge protection"]);
     expect(errors[0]!.text).toContain("with converge_integration.default,");
@@ -130,13 +130,13 @@ resource "converge_integration" "targeted" {
 `);
     expect((await targeted.init()).code).toBe(0);
     const created = await targeted.apply();
-    expect(created.code, describeResult(created)).toBe(0);
+    expect(created.code, describeTerraform(created)).toBe(0);
     const integrationId = String(targeted.attributes("converge_integration.targeted").integration_id);
     const handMade = await suite.clients.gateway.createRoute(ORDERS_API, { routeKey: "GET /hand-made", target: `integrations/${integrationId}` });
 
     targeted.write(providerBlock());
     const { result: apply, requests } = await requestsDuring(suite.service, () => targeted.apply());
-    expect(apply.code, describeResult(apply)).toBe(1);
+    expect(apply.code, describeTerraform(apply)).toBe(1);
     expect(apply.stdout).toContain("converge_integration.targeted: Destroying...");
     const errors = errorsOf(apply);
     expect(errors.map((error) => error.summary)).toEqual(["converge_integration: refused by a converge protection"]);
@@ -165,25 +165,23 @@ resource "converge_route" "route" {
 `;
 
     it("refuses to delete the old integration first, as terraform orders it without create_before_destroy, naming the route; the route applied first (-target), the rest follows", async () => {
-      const work = suite.dir("retarget");
-      work.write(swap("old", "retarget", false));
-      expect((await work.init()).code).toBe(0);
+      const work = await suite.initialized("retarget", swap("old", "retarget", false));
       expect((await work.apply()).code).toBe(0);
       const oldId = String(work.attributes("converge_integration.old").integration_id);
       const routeId = String(work.attributes("converge_route.route").route_id);
 
       work.write(swap("new", "retarget", false));
       const { result: refused, requests } = await requestsDuring(suite.service, () => work.apply());
-      expect(refused.code, describeResult(refused)).toBe(1);
+      expect(refused.code, describeTerraform(refused)).toBe(1);
       expect(errorsOf(refused).map((error) => error.summary)).toEqual(["converge_integration: refused by a converge protection"]);
       expect(errorsOf(refused)[0]!.text.replace(/\s+/g, " ")).toContain(`integration ${oldId} is still the target of route ${routeId}`);
       expect(operations(requests, { writesOnly: true })).toEqual(["CreateIntegration"]);
       expect((await liveRoutes(suite.clients, ORDERS_API)).find((route) => route.routeId === routeId)?.target).toBe(`integrations/${oldId}`);
 
       const route = await work.run(["apply", "-auto-approve", "-input=false", "-no-color", "-target=converge_route.route"]);
-      expect(route.code, describeResult(route)).toBe(0);
+      expect(route.code, describeTerraform(route)).toBe(0);
       const rest = await work.apply();
-      expect(rest.code, describeResult(rest)).toBe(0);
+      expect(rest.code, describeTerraform(rest)).toBe(0);
       expect(rest.stdout).toContain("Apply complete! Resources: 0 added, 0 changed, 1 destroyed.");
       const newId = String(work.attributes("converge_integration.new").integration_id);
       expect((await liveRoutes(suite.clients, ORDERS_API)).find((candidate) => candidate.routeId === routeId)?.target).toBe(`integrations/${newId}`);
@@ -191,15 +189,13 @@ resource "converge_route" "route" {
     });
 
     it("applies in one go when the old integration was made with create_before_destroy: create, retarget, then delete", async () => {
-      const work = suite.dir("retarget-cbd");
-      work.write(swap("old", "retarget-cbd", true));
-      expect((await work.init()).code).toBe(0);
+      const work = await suite.initialized("retarget-cbd", swap("old", "retarget-cbd", true));
       expect((await work.apply()).code).toBe(0);
       const oldId = String(work.attributes("converge_integration.old").integration_id);
 
       work.write(swap("new", "retarget-cbd", true));
       const { result: apply, requests } = await requestsDuring(suite.service, () => work.apply());
-      expect(apply.code, describeResult(apply)).toBe(0);
+      expect(apply.code, describeTerraform(apply)).toBe(0);
       expect(requests.filter((request) => request.write).map((request) => request.operation)).toEqual(["CreateIntegration", "UpdateRoute", "DeleteIntegration"]);
       const newId = String(work.attributes("converge_integration.new").integration_id);
       expect((await liveRoutes(suite.clients, ORDERS_API)).find((route) => route.routeKey === "GET /retarget-cbd")?.target).toBe(`integrations/${newId}`);

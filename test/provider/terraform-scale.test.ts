@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { describeResult, diagnosticsOf, liveIntegrations, liveRoutes, ORDERS_API, providerBlock, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "./terraform-fixture.js";
+import { describeTerraform, diagnosticsOf, liveIntegrations, liveRoutes, ORDERS_API, providerBlock, requestsDuring, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS } from "./terraform-fixture.js";
 import { terraformSuite } from "./terraform-suite.js";
 
 /**
@@ -38,7 +38,7 @@ resource "converge_route" "route" {
 describe("many resources under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOUT_MS }, () => {
   it("applies 40 resources at parallelism 20 against a throttled service without an error, retrying what it answers 429", async () => {
     const { result: apply, requests } = await requestsDuring(suite.service, () => work.apply("-parallelism=20"));
-    expect(apply.code, describeResult(apply)).toBe(0);
+    expect(apply.code, describeTerraform(apply)).toBe(0);
     expect(diagnosticsOf(apply.stdout + apply.stderr)).toEqual([]);
     expect(apply.stdout).toContain(`Apply complete! Resources: ${2 * PAIRS} added, 0 changed, 0 destroyed.`);
     // the throttle did act: some creates were refused and sent again
@@ -58,7 +58,7 @@ describe("many resources under terraform 1.11", { timeout: TERRAFORM_TEST_TIMEOU
 
   it("plans no change of the 40 with one GetApis, one GetRoutes and one GetIntegrations page, not a request per resource", async () => {
     const { result: plan, requests } = await requestsDuring(suite.service, () => work.plan("-parallelism=20"));
-    expect(plan.code, describeResult(plan)).toBe(0);
+    expect(plan.code, describeTerraform(plan)).toBe(0);
     expect(plan.stdout.match(/: Refreshing state\.\.\. /g)).toHaveLength(2 * PAIRS);
     expect(requests.map((request) => `${request.operation} ${request.path} ${request.status}`).sort()).toEqual([
       "GetApis /v2/apis 200",

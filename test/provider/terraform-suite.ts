@@ -2,7 +2,8 @@ import { expect } from "vitest";
 import type { Clients } from "../../src/clients/index.js";
 import type { RunningService, WorldInput } from "../../src/service/index.js";
 import { sharedSuite } from "../support/shared-suite.js";
-import { clientsOf, describeResult, installProvider, startProviderService, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, type ProviderHome } from "./terraform-fixture.js";
+import { startWorld, type TestWorld } from "../support/world.js";
+import { describeTerraform, installProvider, providerService, TerraformDir, TERRAFORM_TEST_TIMEOUT_MS, type ProviderHome } from "./terraform-fixture.js";
 
 /**
  * The setup every terraform suite shares, registered once by `terraformSuite`: the embedded
@@ -38,15 +39,16 @@ interface Members {
  * `describe`, before that file's own hooks run.
  */
 export function terraformSuite(label: string, options: TerraformSuiteOptions = {}): TerraformSuite {
+  let world: TestWorld | undefined;
   const members = sharedSuite<Members>(`the terraform suite "${label}"`, ["service", "clients", "home"], {
     setup: async (started) => {
-      started.service = await startProviderService(options.world);
-      started.clients = clientsOf(started.service);
+      world = await startWorld(providerService(options.world));
+      started.service = world.service;
+      started.clients = world.clients;
       started.home = await installProvider(label);
     },
     teardown: async (started) => {
-      await started.clients?.close();
-      await started.service?.close();
+      await world?.close();
       started.home?.remove();
     },
     timeoutMs: TERRAFORM_TEST_TIMEOUT_MS,
@@ -57,7 +59,7 @@ export function terraformSuite(label: string, options: TerraformSuiteOptions = {
       const work = suite.dir(name);
       work.write(mainTf);
       const init = await work.init();
-      expect(init.code, describeResult(init)).toBe(0);
+      expect(init.code, describeTerraform(init)).toBe(0);
       return work;
     },
   });

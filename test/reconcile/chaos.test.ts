@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { LoadedDocument } from "../../src/desired/load.js";
 import { applyPlan } from "../../src/reconcile/apply.js";
 import { readAndPlan } from "../../src/reconcile/reconcile.js";
-import { startService } from "../../src/service/index.js";
 import { ESTATE_APIS, estateFiles } from "./support/estate.js";
 import { expectEstateConverged } from "./support/estate-checks.js";
-import { adminClients, reconcileWorld, removeDirectory, writeAndLoad } from "./support/reconcile-harness.js";
+import { withWorld } from "../support/world.js";
+import { reconcileWorld, removeDirectory, writeAndLoad } from "./support/reconcile-harness.js";
 
 /**
  * Chaos: against a service that fails 20% of requests before acting, loses the answer of 5% of
@@ -29,19 +29,15 @@ describe("apply under injected faults", () => {
   });
 
   test.each(SEEDS)("converges in one apply with fault seed %i", async (seed) => {
-    const service = await startService({
-      port: 0,
-      world: reconcileWorld({
-        apis: ESTATE_APIS,
-        faults: { errorRate: 0.2, dropAfterWriteRate: 0.05, latencyMs: 0, seed },
-        throttle: { ratePerSecond: 200, burst: 50 },
-      }),
-    });
-    // generous retries: a read or idempotent write fails only after 10 failed attempts
-    const clients = adminClients(service.url, { maxAttempts: 10, baseDelayMs: 5, maxDelayMs: 100 });
-    // the verifier reads through the same faults; its budget makes a spurious read failure negligible
-    const verifier = adminClients(service.url, { maxAttempts: 30, baseDelayMs: 2, maxDelayMs: 20 });
-    try {
+    const world = {
+      world: reconcileWorld({ apis: ESTATE_APIS, throttle: { ratePerSecond: 200, burst: 50 } }),
+      faults: { errorRate: 0.2, dropAfterWriteRate: 0.05, latencyMs: 0, seed },
+      // generous retries: a read or idempotent write fails only after 10 failed attempts
+      retry: { maxAttempts: 10, baseDelayMs: 5, maxDelayMs: 100 },
+    };
+    await withWorld(world, async ({ service, clients, clientsAs }) => {
+      // the verifier reads through the same faults; its budget makes a spurious read failure negligible
+      const verifier = clientsAs("admin-token", { retry: { maxAttempts: 30, baseDelayMs: 2, maxDelayMs: 20 } });
       const started = performance.now();
       const planned = await readAndPlan(documents, clients);
       expect(planned.problems, `seed ${seed}: problems`).toEqual([]);
@@ -60,10 +56,7 @@ describe("apply under injected faults", () => {
       await expectEstateConverged(documents, verifier, `seed ${seed}`);
       const elapsed = performance.now() - started;
       expect(elapsed, `seed ${seed}: one apply and its verification took ${Math.round(elapsed)} ms`).toBeLessThan(5_000);
-    } finally {
-      await Promise.all([clients.close(), verifier.close()]);
-      await service.close();
-    }
+    });
   });
 
   test("the faults hit creates: some lost answers were adopted rather than created again", () => {

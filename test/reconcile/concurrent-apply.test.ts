@@ -1,14 +1,13 @@
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { withLock } from "../../src/cli/lock.js";
-import type { Clients } from "../../src/clients/index.js";
 import type { LoadedDocument } from "../../src/desired/load.js";
 import { applyPlan } from "../../src/reconcile/apply.js";
 import { hasChanges } from "../../src/reconcile/model.js";
 import { readAndPlan } from "../../src/reconcile/reconcile.js";
-import { startService, type RunningService } from "../../src/service/index.js";
 import { describeRun, startCli, type CliRun } from "./support/cli-process.js";
-import { adminClients, describeActions, readApis, reconcileWorld, removeDirectory, replan, writeAndLoad } from "./support/reconcile-harness.js";
+import { useWorld, withWorld, type TestWorld, type WorldOptions } from "../support/world.js";
+import { ADMIN_RETRY, adminClients, describeActions, readApis, reconcileWorld, removeDirectory, replan, writeAndLoad } from "./support/reconcile-harness.js";
 
 /**
  * Concurrent applies (docs/manual/plan-and-apply.md): 2 and 4 applies start at once on
@@ -39,10 +38,7 @@ const SLOW_MS = 150;
 type Ownership = "owned" | "not owned";
 
 /** The service a round runs against, and clients to set up and check it. */
-interface Target {
-  readonly service: RunningService;
-  readonly checker: Clients;
-}
+type Target = Pick<TestWorld, "service" | "clients">;
 
 interface Round {
   readonly target: Target;
@@ -61,29 +57,24 @@ interface RoundResult {
   readonly repairedAfter: boolean;
 }
 
+/** A target's world: its service answers `latencyMs` late and records requests. */
+function targetWorld(latencyMs: number): WorldOptions {
+  return { world: reconcileWorld(), faults: { latencyMs }, recordRequests: true, retry: ADMIN_RETRY };
+}
+
 /** The in-process runs' service. */
-let fast: Target;
+const fast: Target = useWorld(targetWorld(0));
 const directories: string[] = [];
 let roundNumber = 0;
 
-async function startTarget(latencyMs: number): Promise<Target> {
-  const service = await startService({ port: 0, world: reconcileWorld({ faults: { latencyMs } }), recordRequests: true });
-  return { service, checker: adminClients(service.url) };
-}
-
-beforeAll(async () => {
-  fast = await startTarget(0);
-});
 afterAll(async () => {
-  await fast?.checker.close();
-  await fast?.service.close();
   await Promise.all(directories.map(removeDirectory));
 });
 
 /** A fresh, empty API and the desired state of the round: 3 integrations and 4 routes targeting them (two share one). */
 async function newRound(target: Target, ownership: Ownership): Promise<Round> {
   roundNumber += 1;
-  const { apiId } = await target.checker.gateway.createApi({ name: `concurrent-${roundNumber}`, protocolType: "HTTP" });
+  const { apiId } = await target.clients.gateway.createApi({ name: `concurrent-${roundNumber}`, protocolType: "HTTP" });
   const documents: string[] = ownership === "owned" ? [`kind: Api\napi: ${apiId}\nspec: {prune: true, protocolType: HTTP}`] : [];
   for (let i = 0; i < INTEGRATIONS; i += 1) {
     documents.push(`kind: Integration\nname: backend-${i}\napi: ${apiId}\nspec: {integrationType: HTTP_PROXY, integrationUri: "https://backend-${i}.example/api", integrationMethod: ANY, payloadFormatVersion: "1.0", timeoutInMillis: ${5000 + i}}`);
@@ -120,15 +111,15 @@ function applyProcess(round: Round, extra: ReadonlyArray<string> = []): Promise<
  * routes targeting the three, and a plan with no change and no problem.
  */
 async function expectConverged(round: Round, context: string): Promise<void> {
-  const { checker } = round.target;
-  const live = (await readApis(checker, [round.apiId]))[round.apiId]!;
+  const { clients } = round.target;
+  const live = (await readApis(clients, [round.apiId]))[round.apiId]!;
   const uris = live.integrations.map((integration) => integration.integrationUri).sort();
   expect(uris, `${context}: live integrations`).toEqual([0, 1, 2].map((i) => `https://backend-${i}.example/api`));
   const ids = new Map(live.integrations.map((integration) => [`integrations/${integration.integrationId}`, integration.integrationUri]));
   expect(Object.fromEntries(live.routes.map((route) => [route.routeKey, ids.get(route.target ?? "")])), `${context}: routes and their targets`).toEqual({
     "GET /orders": "https://backend-0.example/api", "POST /orders": "https://backend-0.example/api", "GET /stock": "https://backend-1.example/api", "GET /users": "https://backend-2.example/api",
   });
-  const { pending, problems } = await replan(round.documents, checker);
+  const { pending, problems } = await replan(round.documents, clients);
   expect(problems, `${context}: problems planning again`).toEqual([]);
   expect(describeActions(pending), `${context}: changes planned again`).toBe("");
 }
@@ -139,12 +130,12 @@ async function expectConverged(round: Round, context: string): Promise<void> {
  */
 async function playRound(target: Target, ownership: Ownership, runs: number, start: (round: Round) => Promise<number>, further: (round: Round) => Promise<number>): Promise<RoundResult> {
   const round = await newRound(target, ownership);
-  const { service, checker } = target;
+  const { service, clients } = target;
   service.requests.reset();
   const exits = await Promise.all(Array.from({ length: runs }, () => start(round)));
   const created = service.requests.count({ operation: "CreateIntegration", status: 201 });
   const deleted = service.requests.count({ operation: "DeleteIntegration", status: 204 });
-  const { pending, problems } = await replan(round.documents, checker);
+  const { pending, problems } = await replan(round.documents, clients);
   const repairedAfter = pending.length > 0 || problems.length > 0;
   if (repairedAfter) expect(await further(round), `the further apply of round ${roundNumber}`).toBe(0);
   await expectConverged(round, `round ${roundNumber} (${runs} runs, ${ownership}, exits ${exits.join(" ")})`);
@@ -199,8 +190,7 @@ describe.concurrent("converge apply processes at once on the same desired state,
     { timeout: TIMEOUT_MS },
     async ([runs, ownership]) => {
       // a service of its own (its request log counts this test's rounds only), answering late
-      const target = await startTarget(SLOW_MS);
-      try {
+      await withWorld(targetWorld(SLOW_MS), async (target) => {
         const unlocked: RoundResult[] = [];
         for (let i = 0; i < CLI_ROUNDS; i += 1) {
           unlocked.push(await playRound(target, ownership, runs, async (round) => (await applyProcess(round)).code ?? 1, furtherProcess(ownership)));
@@ -217,10 +207,7 @@ describe.concurrent("converge apply processes at once on the same desired state,
         console.info(summarize(`${runs} processes, ${ownership}, --lock`, locked));
         for (const result of unlocked) expect(result.deleted).toBe(result.created - INTEGRATIONS);
         for (const result of locked) expect(result).toMatchObject({ created: INTEGRATIONS, deleted: 0, repairedAfter: false });
-      } finally {
-        await target.checker.close();
-        await target.service.close();
-      }
+      });
     },
   );
 });

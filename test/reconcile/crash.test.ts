@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { LoadedDocument } from "../../src/desired/load.js";
 import { mulberry32 } from "../../src/service/faults.js";
-import { startService, type RunningService } from "../../src/service/index.js";
 import { describeRun, runCli, startCli, waitUntil, type CliRun } from "./support/cli-process.js";
 import { ESTATE_APIS, estateFiles } from "./support/estate.js";
 import { expectEstateConverged } from "./support/estate-checks.js";
-import { adminClients, reconcileWorld, removeDirectory, writeAndLoad } from "./support/reconcile-harness.js";
+import { withWorld, type WorldOptions } from "../support/world.js";
+import { ADMIN_RETRY, reconcileWorld, removeDirectory, writeAndLoad } from "./support/reconcile-harness.js";
 
 /**
  * Crash safety: `converge apply` killed with SIGKILL at a random point, then run again, exits 0 and
@@ -17,15 +17,14 @@ const RUNS = 10;
 const LATENCY_MS = 10;
 const APPLY_ARGS = (directory: string) => ["apply", "-f", directory, "--auto-approve", "--parallelism", "4"];
 
-function startEstateService(): Promise<RunningService> {
-  return startService({
-    port: 0,
-    recordRequests: true,
-    // latency so that an apply lasts long enough for a kill to land among its writes; Regions settle
-    // at once, so that the apply's time goes to its writes rather than to polling a transition
-    world: reconcileWorld({ apis: ESTATE_APIS, regionTransitionMs: 0, faults: { errorRate: 0, dropAfterWriteRate: 0, latencyMs: LATENCY_MS } }),
-  });
-}
+const ESTATE_WORLD: WorldOptions = {
+  // latency so that an apply lasts long enough for a kill to land among its writes; Regions settle
+  // at once, so that the apply's time goes to its writes rather than to polling a transition
+  world: reconcileWorld({ apis: ESTATE_APIS, regionTransitionMs: 0 }),
+  faults: { errorRate: 0, dropAfterWriteRate: 0, latencyMs: LATENCY_MS },
+  recordRequests: true,
+  retry: ADMIN_RETRY,
+};
 
 describe(`apply killed with SIGKILL at a random point (CONVERGE_CRASH_SEED=${SEED})`, () => {
   let documents: LoadedDocument[];
@@ -42,8 +41,7 @@ describe(`apply killed with SIGKILL at a random point (CONVERGE_CRASH_SEED=${SEE
   beforeAll(async () => {
     console.info(`crash test seed: CONVERGE_CRASH_SEED=${SEED}`);
     ({ documents, directory } = await writeAndLoad(estateFiles()));
-    const service = await startEstateService();
-    try {
+    await withWorld(ESTATE_WORLD, async ({ service }) => {
       const child = startCli(APPLY_ARGS(directory), service.url);
       await waitUntil(() => service.requests.count() > 0, child.done);
       const firstRequestAt = performance.now();
@@ -58,9 +56,7 @@ describe(`apply killed with SIGKILL at a random point (CONVERGE_CRASH_SEED=${SEE
       typicalApplyMs = lastWriteAt - firstRequestAt;
       expect(service.requests.count({ writesOnly: true }), "writes of a whole apply, all seen").toBe(totalWrites);
       expect(totalWrites, "writes of a whole apply").toBeGreaterThan(30);
-    } finally {
-      await service.close();
-    }
+    });
   });
 
   afterAll(async () => {
@@ -76,9 +72,7 @@ describe(`apply killed with SIGKILL at a random point (CONVERGE_CRASH_SEED=${SEE
     const killAfterMs = byWrites ? Math.floor(random() * LATENCY_MS) : Math.round(random() * typicalApplyMs);
     const killAfterWrites = byWrites ? 1 + Math.floor(random() * (totalWrites - 5)) : 0;
     const context = `seed ${SEED} run ${run} (kill ${killAfterMs} ms after ${byWrites ? `write ${killAfterWrites}` : "the first request"}; a whole apply ~${Math.round(typicalApplyMs)} ms, ${totalWrites} writes)`;
-    const service = await startEstateService();
-    const clients = adminClients(service.url);
-    try {
+    await withWorld(ESTATE_WORLD, async ({ service, clients }) => {
       const child = startCli(APPLY_ARGS(directory), service.url);
       const started = byWrites
         ? await waitUntil(() => service.requests.count({ writesOnly: true }) >= killAfterWrites, child.done)
@@ -101,10 +95,7 @@ describe(`apply killed with SIGKILL at a random point (CONVERGE_CRASH_SEED=${SEE
       const rerun = await runCli(APPLY_ARGS(directory), service.url);
       expect(rerun.code, `${context}: the apply after the kill: ${describeRun(rerun)}`).toBe(0);
       await expectEstateConverged(documents, clients, context);
-    } finally {
-      await clients.close();
-      await service.close();
-    }
+    });
   });
 
   test("kills landed in the middle of applies", () => {

@@ -2,8 +2,8 @@ import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { applyPlan } from "../../src/reconcile/apply.js";
 import { readAndPlan } from "../../src/reconcile/reconcile.js";
-import { startService } from "../../src/service/index.js";
-import { adminClients, describeActions, duplicatesIn, readApis, reconcileWorld, removeDirectory, replan, writeAndLoad } from "./support/reconcile-harness.js";
+import { startWorld } from "../support/world.js";
+import { ADMIN_RETRY, describeActions, duplicatesIn, readApis, reconcileWorld, removeDirectory, replan, writeAndLoad } from "./support/reconcile-harness.js";
 import { createLiveState, desiredFiles, scenarioArbitrary, type Scenario } from "./support/scenario.js";
 
 /**
@@ -18,8 +18,8 @@ const NUM_RUNS = 30;
 const seed = process.env.CONVERGE_PROPERTY_SEED === undefined ? undefined : Number(process.env.CONVERGE_PROPERTY_SEED);
 
 async function planApplyConverges(scenario: Scenario): Promise<void> {
-  const service = await startService({ port: 0, world: reconcileWorld() });
-  const clients = adminClients(service.url, { maxAttempts: 2 });
+  const world = await startWorld({ world: reconcileWorld(), retry: { ...ADMIN_RETRY, maxAttempts: 2 } });
+  const { service, clients } = world;
   let directory: string | undefined;
   try {
     const liveIds = await createLiveState(service, scenario);
@@ -42,8 +42,7 @@ async function planApplyConverges(scenario: Scenario): Promise<void> {
     const unpinned = Object.fromEntries(Object.entries(live).map(([apiId, contents]) => [apiId, { ...contents, integrations: contents.integrations.filter((integration) => !pinned.has(integration.integrationId)) }]));
     expect(duplicatesIn(unpinned), "duplicate integrations (natural key, pinned ones aside) or routes (routeKey)").toEqual({});
   } finally {
-    await clients.close();
-    await service.close();
+    await world.close();
     if (directory) await removeDirectory(directory);
   }
 }

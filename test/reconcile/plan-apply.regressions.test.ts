@@ -1,24 +1,15 @@
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import type { Clients } from "../../src/clients/index.js";
+import { afterEach, describe, expect, test } from "vitest";
 import { applyPlan } from "../../src/reconcile/apply.js";
 import { readAndPlan } from "../../src/reconcile/reconcile.js";
-import { startService, type RunningService } from "../../src/service/index.js";
 import { createApi, createIntegration, createRoute } from "../support/gateway.js";
-import { adminClients, describeActions, readApis, reconcileWorld, removeDirectory, replan, writeAndLoad } from "./support/reconcile-harness.js";
+import { useWorld } from "../support/world.js";
+import { ADMIN_RETRY, describeActions, readApis, reconcileWorld, removeDirectory, replan, writeAndLoad } from "./support/reconcile-harness.js";
 
 /** Every test gets a fresh service and clients; desired-state directories are removed after it. */
-let service: RunningService;
-let clients: Clients;
+const { service, clients } = useWorld({ world: reconcileWorld(), retry: ADMIN_RETRY }, { each: true });
 const directories: string[] = [];
 
-beforeEach(async () => {
-  service = await startService({ port: 0, world: reconcileWorld() });
-  clients = adminClients(service.url);
-});
-
 afterEach(async () => {
-  await clients.close();
-  await service.close();
   await Promise.all(directories.splice(0).map(removeDirectory));
 });
 
@@ -95,19 +86,20 @@ spec: {integrationId: ${pinned.integrationId}, integrationType: HTTP_PROXY, desc
 });
 
 describe("pins and protocol rules found before any write", () => {
-  test("renames a route through its pin in one apply, while a document for its old key is absent", async () => {
-    const { apiId } = await createApi(service, "HTTP", { name: "rename" });
+  /**
+   * An HTTP API `name` with a route GET /old, and the desired state of two Routes of it: `document`
+   * (the rest of a Route document) and the route renamed to GET /new through its pin.
+   */
+  async function renameThroughPin(name: string, document: string) {
+    const { apiId } = await createApi(service, "HTTP", { name });
     const route = await createRoute(service, apiId, { routeKey: "GET /old" });
-    const { documents, directory } = await writeAndLoad({ "desired.yaml": `kind: Route
-api: ${apiId}
-ensure: absent
-spec: {routeKey: GET /old}
----
-kind: Route
-api: ${apiId}
-spec: {routeId: ${route.routeId}, routeKey: GET /new}
-` });
+    const { documents, directory } = await writeAndLoad({ "desired.yaml": `kind: Route\napi: ${apiId}\n${document}\n---\nkind: Route\napi: ${apiId}\nspec: {routeId: ${route.routeId}, routeKey: GET /new}\n` });
     directories.push(directory);
+    return { apiId, route, documents };
+  }
+
+  test("renames a route through its pin in one apply, while a document for its old key is absent", async () => {
+    const { apiId, route, documents } = await renameThroughPin("rename", "ensure: absent\nspec: {routeKey: GET /old}");
     const first = await readAndPlan(documents, clients);
     expect(first.problems).toEqual([]);
     expect(first.plan.actions.map((action) => [action.address.split("/").slice(2).join("/"), action.type])).toEqual([["GET /new", "update"], ["GET /old", "no-op"]]);
@@ -118,17 +110,7 @@ spec: {routeId: ${route.routeId}, routeKey: GET /new}
   });
 
   test("renames a route through its pin and creates a new route with its old key in one apply", async () => {
-    const { apiId } = await createApi(service, "HTTP", { name: "rename-and-reuse" });
-    const route = await createRoute(service, apiId, { routeKey: "GET /old" });
-    const { documents, directory } = await writeAndLoad({ "desired.yaml": `kind: Route
-api: ${apiId}
-spec: {routeKey: GET /old, operationName: reused}
----
-kind: Route
-api: ${apiId}
-spec: {routeId: ${route.routeId}, routeKey: GET /new}
-` });
-    directories.push(directory);
+    const { apiId, route, documents } = await renameThroughPin("rename-and-reuse", "spec: {routeKey: GET /old, operationName: reused}");
     const first = await readAndPlan(documents, clients);
     expect((await applyPlan(first.plan, clients)).failed).toBe(0);
     const live = (await readApis(clients, [apiId]))[apiId]!;

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { collect, type Clients } from "../../src/clients/index.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { collect } from "../../src/clients/index.js";
 import { applyPlan } from "../../src/reconcile/apply.js";
 import { readAndPlan } from "../../src/reconcile/reconcile.js";
-import { startService, type RunningService } from "../../src/service/index.js";
 import type { Integration } from "../../src/contract/gateway.js";
-import { adminClients, reconcileWorld, removeDirectory, writeAndLoad } from "./support/reconcile-harness.js";
+import { useWorld } from "../support/world.js";
+import { ADMIN_RETRY, reconcileWorld, removeDirectory, writeAndLoad } from "./support/reconcile-harness.js";
 
 /**
  * Twin integrations (src/reconcile/twins.ts), against the embedded service: planning repairs
@@ -18,17 +18,10 @@ const BODY = { integrationType: "HTTP_PROXY", integrationUri: "https://twin.exam
 const DOCUMENT = `kind: Integration\nname: backend\napi: API\nspec: {integrationType: HTTP_PROXY, integrationUri: "https://twin.example/api", integrationMethod: ANY}`;
 const DECLARED_ROUTE = "kind: Route\napi: API\nspec: {routeKey: GET /declared, target: {integration: backend}}";
 
-let service: RunningService;
-let clients: Clients;
+const { service, clients } = useWorld({ world: reconcileWorld(), recordRequests: true, retry: ADMIN_RETRY });
 const directories: string[] = [];
 
-beforeAll(async () => {
-  service = await startService({ port: 0, world: reconcileWorld(), recordRequests: true });
-  clients = adminClients(service.url);
-});
 afterAll(async () => {
-  await clients?.close();
-  await service?.close();
   await Promise.all(directories.map(removeDirectory));
 });
 

@@ -1,18 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../../src/service/index.js";
+import { describe, expect, it } from "vitest";
 import { contactBody, expectAccountError, expectEmptySuccess, expectValidation } from "../support/account-expect.js";
 import { accountCall, call } from "../support/http.js";
-import { testWorld } from "../support/worlds.js";
+import { useWorld } from "../support/world.js";
 
-let service: RunningService;
-
-beforeAll(async () => {
-  service = await startService({ port: 0, world: testWorld() });
-});
-
-afterAll(async () => {
-  await service.close();
-});
+const { service } = useWorld();
 
 const REQUIRED_FIELDS = ["AlternateContactType", "EmailAddress", "Name", "PhoneNumber", "Title"] as const;
 

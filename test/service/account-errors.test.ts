@@ -1,28 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Readable } from "node:stream";
 import { request } from "undici";
-import { startService, type RunningService } from "../../src/service/index.js";
+import type { RunningService } from "../../src/service/index.js";
 import { contactBody, expectAccountError, expectEmptySuccess, expectValidation, pollUntil } from "../support/account-expect.js";
 import { accountCall, accountCallFormB, call, type CallResult } from "../support/http.js";
+import { useWorld } from "../support/world.js";
 import { testWorld } from "../support/worlds.js";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
-let service: RunningService;
-let throttled: RunningService;
-let faulty: RunningService;
-
-beforeAll(async () => {
-  [service, throttled, faulty] = await Promise.all([
-    startService({ port: 0, world: testWorld() }),
-    startService({ port: 0, world: testWorld({ throttle: { ratePerSecond: 1, burst: 2 } }) }),
-    startService({ port: 0, world: testWorld({ faults: { errorRate: 1 } }) }),
-  ]);
-});
-
-afterAll(async () => {
-  await Promise.all([service?.close(), throttled?.close(), faulty?.close()]);
-});
+const { service } = useWorld();
+const { service: throttled } = useWorld({ world: testWorld({ throttle: { ratePerSecond: 1, burst: 2 } }) });
+const { service: faulty } = useWorld({ faults: { errorRate: 1 } });
 
 /** One valid request per operation. */
 const EVERY_OPERATION: Array<[string, Record<string, unknown>]> = [

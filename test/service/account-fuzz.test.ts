@@ -1,9 +1,8 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ACCOUNT_OPERATIONS, type AccountOperationName } from "../../src/contract/account.js";
-import { startService, type RunningService } from "../../src/service/index.js";
 import { accountCall, call, type CallResult } from "../support/http.js";
-import { testWorld } from "../support/worlds.js";
+import { useWorld } from "../support/world.js";
 
 /**
  * Property: whatever arrives at an account operation (any JSON, any bytes, any content type, extra
@@ -18,20 +17,15 @@ const OPERATIONS = Object.keys(ACCOUNT_OPERATIONS) as AccountOperationName[];
 const READS = new Set<AccountOperationName>(["GetAlternateContact", "ListRegions", "GetRegionOptStatus"]);
 const ERROR_TYPES_WITH_BODY_FIELD = new Set(["AccessDeniedException", "InternalServerException", "TooManyRequestsException", "ResourceNotFoundException"]);
 
-let service: RunningService;
+const { service } = useWorld();
 /** A NextToken the service really issued, so that edited copies of it reach the token check. */
 let issuedNextToken: string;
 
 beforeAll(async () => {
-  service = await startService({ port: 0, world: testWorld() });
   const page = await accountCall(service, "ListRegions", { MaxResults: 1 });
   expect(page.status).toBe(200);
   issuedNextToken = page.json.NextToken;
   expect(typeof issuedNextToken).toBe("string");
-});
-
-afterAll(async () => {
-  await service?.close();
 });
 
 // ---- values ---------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../../src/service/index.js";
+import { describe, expect, it } from "vitest";
+import type { RunningService } from "../../src/service/index.js";
 import { expectValidation } from "../support/account-expect.js";
 import { accountCall } from "../support/http.js";
+import { useWorld } from "../support/world.js";
 import { testWorld } from "../support/worlds.js";
 
 const STATUSES = ["ENABLED", "ENABLING", "DISABLING", "DISABLED", "ENABLED_BY_DEFAULT"] as const;
@@ -21,19 +22,8 @@ const SORTED: Region[] = CATALOG
   .map((r) => ({ RegionName: r.regionName, RegionOptStatus: r.optStatus }))
   .sort((a, b) => (a.RegionName < b.RegionName ? -1 : 1));
 
-let service: RunningService;
-let small: RunningService;
-
-beforeAll(async () => {
-  [service, small] = await Promise.all([
-    startService({ port: 0, world: testWorld({ regions: CATALOG }) }),
-    startService({ port: 0, world: testWorld() }),
-  ]);
-});
-
-afterAll(async () => {
-  await Promise.all([service?.close(), small?.close()]);
-});
+const { service } = useWorld({ world: testWorld({ regions: CATALOG }) });
+const { service: small } = useWorld();
 
 /** Follows NextToken from the first page to the last; fails on an error or a runaway listing. */
 async function listAllPages(body: Record<string, unknown>, target: RunningService = service): Promise<Region[][]> {

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../../src/service/index.js";
+import { describe, expect, it } from "vitest";
+import type { RunningService } from "../../src/service/index.js";
 import { contactBody, expectAccountError, expectEmptySuccess } from "../support/account-expect.js";
 import { accountCall, call } from "../support/http.js";
+import { useWorld } from "../support/world.js";
 import { testWorld } from "../support/worlds.js";
 
 const MANAGEMENT = "111111111111";
@@ -17,21 +18,9 @@ const ORGANIZATION = {
   trustedAccess: true,
 };
 
-let service: RunningService;
-let withoutAllFeatures: RunningService;
-let withoutTrustedAccess: RunningService;
-
-beforeAll(async () => {
-  [service, withoutAllFeatures, withoutTrustedAccess] = await Promise.all([
-    startService({ port: 0, world: testWorld() }),
-    startService({ port: 0, world: testWorld({ organization: { ...ORGANIZATION, allFeaturesEnabled: false } }) }),
-    startService({ port: 0, world: testWorld({ organization: { ...ORGANIZATION, trustedAccess: false } }) }),
-  ]);
-});
-
-afterAll(async () => {
-  await Promise.all([service?.close(), withoutAllFeatures?.close(), withoutTrustedAccess?.close()]);
-});
+const { service } = useWorld();
+const { service: withoutAllFeatures } = useWorld({ world: testWorld({ organization: { ...ORGANIZATION, allFeaturesEnabled: false } }) });
+const { service: withoutTrustedAccess } = useWorld({ world: testWorld({ organization: { ...ORGANIZATION, trustedAccess: false } }) });
 
 /** One request per operation, aimed at `accountId` when given (the cross-account form). */
 function operationBodies(accountId?: string): Array<[string, Record<string, unknown>]> {

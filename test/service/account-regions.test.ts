@@ -1,46 +1,36 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../../src/service/index.js";
+import { describe, expect, it } from "vitest";
+import type { RunningService } from "../../src/service/index.js";
 import { expectAccountError, expectEmptySuccess, expectValidation, pollUntil } from "../support/account-expect.js";
 import { accountCall } from "../support/http.js";
-import { testWorld } from "../support/worlds.js";
+import { useWorld } from "../support/world.js";
+import { regionCatalog, testWorld } from "../support/worlds.js";
 
 const TRANSITION_MS = 250;
 
-const FAST_CATALOG = [
-  { regionName: "ap-east-1", optStatus: "DISABLED" },
-  { regionName: "af-south-1", optStatus: "DISABLED" },
-  { regionName: "ap-south-1", optStatus: "DISABLED" },
-  { regionName: "il-central-1", optStatus: "DISABLED" },
-  { regionName: "me-south-1", optStatus: "ENABLED" },
-  { regionName: "me-central-1", optStatus: "ENABLED" },
-  { regionName: "eu-south-1", optStatus: "ENABLING" },
-  { regionName: "ap-south-2", optStatus: "DISABLING" },
-  { regionName: "us-east-1", optStatus: "ENABLED_BY_DEFAULT" },
-  { regionName: "eu-west-1", optStatus: "ENABLED_BY_DEFAULT" },
-] as const;
+const FAST_CATALOG = regionCatalog({
+  "ap-east-1": "DISABLED",
+  "af-south-1": "DISABLED",
+  "ap-south-1": "DISABLED",
+  "il-central-1": "DISABLED",
+  "me-south-1": "ENABLED",
+  "me-central-1": "ENABLED",
+  "eu-south-1": "ENABLING",
+  "ap-south-2": "DISABLING",
+  "us-east-1": "ENABLED_BY_DEFAULT",
+  "eu-west-1": "ENABLED_BY_DEFAULT",
+});
 
-const SLOW_CATALOG = [
-  { regionName: "ap-east-1", optStatus: "DISABLED" },
-  { regionName: "il-central-1", optStatus: "DISABLED" },
-  { regionName: "mx-central-1", optStatus: "ENABLED" },
-  { regionName: "us-east-1", optStatus: "ENABLED_BY_DEFAULT" },
-] as const;
+const SLOW_CATALOG = regionCatalog({
+  "ap-east-1": "DISABLED",
+  "il-central-1": "DISABLED",
+  "mx-central-1": "ENABLED",
+  "us-east-1": "ENABLED_BY_DEFAULT",
+});
 
 /** Regions settle after TRANSITION_MS. */
-let fast: RunningService;
+const { service: fast } = useWorld({ world: testWorld({ regions: FAST_CATALOG, regionTransitionMs: TRANSITION_MS }) });
 /** Regions stay mid-transition for the whole run, so that transitional states can be asserted without racing the clock. */
-let slow: RunningService;
-
-beforeAll(async () => {
-  [fast, slow] = await Promise.all([
-    startService({ port: 0, world: testWorld({ regions: [...FAST_CATALOG], regionTransitionMs: TRANSITION_MS }) }),
-    startService({ port: 0, world: testWorld({ regions: [...SLOW_CATALOG], regionTransitionMs: 600_000 }) }),
-  ]);
-});
-
-afterAll(async () => {
-  await Promise.all([fast?.close(), slow?.close()]);
-});
+const { service: slow } = useWorld({ world: testWorld({ regions: SLOW_CATALOG, regionTransitionMs: 600_000 }) });
 
 async function statusOf(service: RunningService, regionName: string, token = "admin-token", accountId?: string): Promise<string> {
   const result = await accountCall(service, "GetRegionOptStatus", { RegionName: regionName, ...(accountId ? { AccountId: accountId } : {}) }, token);
@@ -83,22 +73,16 @@ describe("GetRegionOptStatus", () => {
 });
 
 describe("EnableRegion and DisableRegion", () => {
-  it("moves a DISABLED Region to ENABLING, then to ENABLED once regionTransitionMs has passed", async () => {
+  it.each([
+    ["a DISABLED", "ENABLING", "ENABLED", "EnableRegion", "ap-east-1"],
+    ["an ENABLED", "DISABLING", "DISABLED", "DisableRegion", "me-south-1"],
+  ] as const)("moves %s Region to %s, then to %s once regionTransitionMs has passed", async (_from, via, to, operation, region) => {
     const startedAt = Date.now();
-    expectEmptySuccess(await accountCall(fast, "EnableRegion", { RegionName: "ap-east-1" }));
-    expect(await statusOf(fast, "ap-east-1")).toBe("ENABLING");
-    const enabledAt = await waitForStatus(fast, "ap-east-1", "ENABLED");
-    expect(enabledAt - startedAt).toBeGreaterThanOrEqual(TRANSITION_MS);
-    expect(await listedStatus(fast, "ap-east-1")).toBe("ENABLED");
-  });
-
-  it("moves an ENABLED Region to DISABLING, then to DISABLED once regionTransitionMs has passed", async () => {
-    const startedAt = Date.now();
-    expectEmptySuccess(await accountCall(fast, "DisableRegion", { RegionName: "me-south-1" }));
-    expect(await statusOf(fast, "me-south-1")).toBe("DISABLING");
-    const disabledAt = await waitForStatus(fast, "me-south-1", "DISABLED");
-    expect(disabledAt - startedAt).toBeGreaterThanOrEqual(TRANSITION_MS);
-    expect(await listedStatus(fast, "me-south-1")).toBe("DISABLED");
+    expectEmptySuccess(await accountCall(fast, operation, { RegionName: region }));
+    expect(await statusOf(fast, region)).toBe(via);
+    const settledAt = await waitForStatus(fast, region, to);
+    expect(settledAt - startedAt).toBeGreaterThanOrEqual(TRANSITION_MS);
+    expect(await listedStatus(fast, region)).toBe(to);
   });
 
   it("enables, disables and enables the same Region again", async () => {
@@ -167,24 +151,17 @@ describe("EnableRegion and DisableRegion", () => {
 });
 
 describe("Regions mid-transition", () => {
-  it("keeps an enabling Region ENABLING on a repeated EnableRegion and refuses DisableRegion with ConflictException", async () => {
-    expectEmptySuccess(await accountCall(slow, "EnableRegion", { RegionName: "ap-east-1" }));
-    expect(await statusOf(slow, "ap-east-1")).toBe("ENABLING");
-    expectEmptySuccess(await accountCall(slow, "EnableRegion", { RegionName: "ap-east-1" }));
-    expect(await statusOf(slow, "ap-east-1")).toBe("ENABLING");
-    expectAccountError(await accountCall(slow, "DisableRegion", { RegionName: "ap-east-1" }), 409, "ConflictException");
-    expect(await statusOf(slow, "ap-east-1")).toBe("ENABLING");
-    expect(await listedStatus(slow, "ap-east-1", { RegionOptStatusContains: ["ENABLING"] })).toBe("ENABLING");
-  });
-
-  it("keeps a disabling Region DISABLING on a repeated DisableRegion and refuses EnableRegion with ConflictException", async () => {
-    expectEmptySuccess(await accountCall(slow, "DisableRegion", { RegionName: "mx-central-1" }));
-    expect(await statusOf(slow, "mx-central-1")).toBe("DISABLING");
-    expectEmptySuccess(await accountCall(slow, "DisableRegion", { RegionName: "mx-central-1" }));
-    expect(await statusOf(slow, "mx-central-1")).toBe("DISABLING");
-    expectAccountError(await accountCall(slow, "EnableRegion", { RegionName: "mx-central-1" }), 409, "ConflictException");
-    expect(await statusOf(slow, "mx-central-1")).toBe("DISABLING");
-    expect(await listedStatus(slow, "mx-central-1", { RegionOptStatusContains: ["ENABLED"] })).toBeUndefined();
+  it.each([
+    ["an enabling", "ENABLING", "EnableRegion", "DisableRegion", "ap-east-1", "ENABLING", "ENABLING"],
+    ["a disabling", "DISABLING", "DisableRegion", "EnableRegion", "mx-central-1", "ENABLED", undefined],
+  ] as const)("keeps %s Region %s on a repeated %s and refuses %s with ConflictException", async (_a, status, operation, other, region, listedAs, listed) => {
+    expectEmptySuccess(await accountCall(slow, operation, { RegionName: region }));
+    expect(await statusOf(slow, region)).toBe(status);
+    expectEmptySuccess(await accountCall(slow, operation, { RegionName: region }));
+    expect(await statusOf(slow, region)).toBe(status);
+    expectAccountError(await accountCall(slow, other, { RegionName: region }), 409, "ConflictException");
+    expect(await statusOf(slow, region)).toBe(status);
+    expect(await listedStatus(slow, region, { RegionOptStatusContains: [listedAs] })).toBe(listed);
   });
 
   it("changes a Region only on the account the management account names", async () => {

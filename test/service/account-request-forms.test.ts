@@ -1,19 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../../src/service/index.js";
+import { describe, expect, it } from "vitest";
 import { contactBody, expectAccountError, expectEmptySuccess, expectValidation } from "../support/account-expect.js";
 import { accountCall, accountCallFormB, call, type CallResult } from "../support/http.js";
-import { testWorld } from "../support/worlds.js";
+import { useWorld } from "../support/world.js";
+import { regionCatalog, testWorld } from "../support/worlds.js";
 
 type Form = "A" | "B";
 
-const CATALOG = [
-  { regionName: "ap-east-1", optStatus: "DISABLED" },
-  { regionName: "af-south-1", optStatus: "DISABLED" },
-  { regionName: "me-south-1", optStatus: "ENABLED" },
-  { regionName: "me-central-1", optStatus: "ENABLED" },
-  { regionName: "eu-south-1", optStatus: "ENABLING" },
-  { regionName: "us-east-1", optStatus: "ENABLED_BY_DEFAULT" },
-] as const;
+const CATALOG = regionCatalog({
+  "ap-east-1": "DISABLED",
+  "af-south-1": "DISABLED",
+  "me-south-1": "ENABLED",
+  "me-central-1": "ENABLED",
+  "eu-south-1": "ENABLING",
+  "us-east-1": "ENABLED_BY_DEFAULT",
+});
 
 /** Each form works on its own contact type and Regions, so that the two never see each other's writes. */
 const FIXTURES: Record<Form, { type: string; enable: string; disable: string }> = {
@@ -21,15 +21,7 @@ const FIXTURES: Record<Form, { type: string; enable: string; disable: string }> 
   B: { type: "OPERATIONS", enable: "af-south-1", disable: "me-central-1" },
 };
 
-let service: RunningService;
-
-beforeAll(async () => {
-  service = await startService({ port: 0, world: testWorld({ regions: [...CATALOG], regionTransitionMs: 600_000 }) });
-});
-
-afterAll(async () => {
-  await service.close();
-});
+const { service } = useWorld({ world: testWorld({ regions: CATALOG, regionTransitionMs: 600_000 }) });
 
 function send(form: Form, operation: string, body: unknown, token = "admin-token"): Promise<CallResult> {
   return form === "A" ? accountCall(service, operation, body, token) : accountCallFormB(service, operation, body, token);

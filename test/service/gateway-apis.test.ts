@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../../src/service/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   WEBSOCKET_ROUTE_SELECTION,
   createApi,
@@ -13,6 +12,7 @@ import {
   integrationBody,
 } from "../support/gateway.js";
 import { call, type CallOptions } from "../support/http.js";
+import { useWorld } from "../support/world.js";
 import { testWorld } from "../support/worlds.js";
 
 /**
@@ -25,23 +25,14 @@ const SEEDED_HTTP = "seededhttp";
 const SEEDED_WS = "seededws01";
 const MEMBER_API = "memberapi1";
 
-let service: RunningService;
-
-beforeAll(async () => {
-  service = await startService({
-    port: 0,
-    world: testWorld({
-      apis: [
-        { apiId: SEEDED_HTTP, name: "seeded-http", protocolType: "HTTP" },
-        { apiId: SEEDED_WS, name: "seeded-ws", protocolType: "WEBSOCKET", routeSelectionExpression: WEBSOCKET_ROUTE_SELECTION },
-        { apiId: MEMBER_API, accountId: "222222222222", name: "member-api", protocolType: "HTTP" },
-      ],
-    }),
-  });
-});
-
-afterAll(async () => {
-  await service?.close();
+const { service } = useWorld({
+  world: testWorld({
+    apis: [
+      { apiId: SEEDED_HTTP, name: "seeded-http", protocolType: "HTTP" },
+      { apiId: SEEDED_WS, name: "seeded-ws", protocolType: "WEBSOCKET", routeSelectionExpression: WEBSOCKET_ROUTE_SELECTION },
+      { apiId: MEMBER_API, accountId: "222222222222", name: "member-api", protocolType: "HTTP" },
+    ],
+  }),
 });
 
 describe("CreateApi", () => {

@@ -1,9 +1,8 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../../src/service/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createApi, createIntegration, createRoute, expectStatus } from "../support/gateway.js";
 import { call, type CallOptions, type CallResult } from "../support/http.js";
-import { testWorld } from "../support/worlds.js";
+import { useWorld } from "../support/world.js";
 
 /**
  * Fuzzing every gateway operation over real HTTP (no faults configured): random JSON bodies, objects
@@ -12,7 +11,7 @@ import { testWorld } from "../support/worlds.js";
  * carries x-svc-ErrorType and a JSON body with a string message; the service still answers afterwards.
  */
 
-let service: RunningService;
+const { service } = useWorld();
 /** IDs that exist (or existed): the fuzzer picks from them so that requests reach the handlers. */
 const apiIds: string[] = [];
 const routeIds: string[] = [];
@@ -47,13 +46,8 @@ async function seedApi(protocol: "HTTP" | "WEBSOCKET", target?: string): Promise
 }
 
 beforeAll(async () => {
-  service = await startService({ port: 0, world: testWorld() });
   for (const protocol of ["HTTP", "WEBSOCKET", "HTTP", "WEBSOCKET"] as const) await seedApi(protocol);
   await seedApi("HTTP", "https://backend.example/x");
-});
-
-afterAll(async () => {
-  await service?.close();
 });
 
 const ROUTE_FIELDS = ["routeKey", "authorizationType", "authorizerId", "authorizationScopes", "apiKeyRequired", "requestParameters", "requestModels",

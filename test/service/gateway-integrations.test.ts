@@ -1,20 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../../src/service/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_INTEGRATIONS_PER_API } from "../../src/service/gateway/gateway-service.js";
-import {
-  createApi,
-  createIntegration,
-  expectBadRequest,
-  expectConflict,
-  expectGatewayError,
-  expectNotFound,
-  expectStatus,
-  inBatches,
-  integrationBody,
-  type Protocol,
-} from "../support/gateway.js";
+import { createApi, createApiOfEachProtocol, createIntegration, expectBadRequest, expectConflict, expectDeletedAndGone, expectGatewayError, expectNotFound, expectStatus, inBatches, integrationBody, MISSING_API, type Protocol } from "../support/gateway.js";
 import { call } from "../support/http.js";
-import { testWorld } from "../support/worlds.js";
+import { useWorld } from "../support/world.js";
 
 /**
  * Integrations of HTTP and WebSocket APIs over real HTTP: the Integration field table,
@@ -24,20 +12,13 @@ import { testWorld } from "../support/worlds.js";
  * (docs/manual/embedded-service.md) and PATCH semantics.
  */
 
-let service: RunningService;
+const { service } = useWorld();
 let httpApi: string;
 let wsApi: string;
-const MISSING_API = "zzzzzzzzz0";
 const MISSING_INTEGRATION = "zzzzzz0";
 
 beforeAll(async () => {
-  service = await startService({ port: 0, world: testWorld() });
-  httpApi = (await createApi(service, "HTTP")).apiId;
-  wsApi = (await createApi(service, "WEBSOCKET")).apiId;
-});
-
-afterAll(async () => {
-  await service?.close();
+  ({ httpApi, wsApi } = await createApiOfEachProtocol(service));
 });
 
 const apiOf = (protocol: Protocol) => (protocol === "HTTP" ? httpApi : wsApi);
@@ -457,13 +438,7 @@ describe("integration operations: errors", () => {
 
   it("deletes an integration with 204 and no body; it is then 404 and gone from GetIntegrations", async () => {
     const integration = await createIntegration(service, httpApi, "HTTP");
-    const deleted = await call(service, integrationPath(httpApi, integration.integrationId), { method: "DELETE" });
-    expectStatus(deleted, 204);
-    expect(deleted.text).toBe("");
-    expectNotFound(await call(service, integrationPath(httpApi, integration.integrationId), { method: "GET" }), "Integration");
-    expectNotFound(await call(service, integrationPath(httpApi, integration.integrationId), { method: "DELETE" }), "Integration");
-    const listed = await call(service, `${integrationsPath(httpApi)}?maxResults=500`, { method: "GET" });
-    expect(listed.json.items.map((i: { integrationId: string }) => i.integrationId)).not.toContain(integration.integrationId);
+    await expectDeletedAndGone(service, { item: integrationPath(httpApi, integration.integrationId), list: integrationsPath(httpApi) }, "Integration", integration.integrationId);
   });
 
   it("refuses to delete an integration a route targets with 409", async () => {

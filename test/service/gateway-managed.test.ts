@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../../src/service/index.js";
+import { describe, expect, it } from "vitest";
 import {
   WEBSOCKET_ROUTE_SELECTION,
   createApi,
@@ -10,6 +9,7 @@ import {
   expectStatus,
 } from "../support/gateway.js";
 import { call } from "../support/http.js";
+import { useWorld } from "../support/world.js";
 import { testWorld } from "../support/worlds.js";
 
 /**
@@ -21,17 +21,8 @@ import { testWorld } from "../support/worlds.js";
 const QUICK_TARGET = "https://backend.example/x";
 const SEEDED_QUICK = "quickseed1";
 
-let service: RunningService;
-
-beforeAll(async () => {
-  service = await startService({
-    port: 0,
-    world: testWorld({ apis: [{ apiId: SEEDED_QUICK, name: "orders", protocolType: "HTTP", target: "https://backend.example/orders" }] }),
-  });
-});
-
-afterAll(async () => {
-  await service?.close();
+const { service } = useWorld({
+  world: testWorld({ apis: [{ apiId: SEEDED_QUICK, name: "orders", protocolType: "HTTP", target: "https://backend.example/orders" }] }),
 });
 
 /** Quick-creates an HTTP API; returns it with its managed route and integration. */

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../../src/service/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createApi, createIntegration, createRoute, expectBadRequest, expectStatus, inBatches } from "../support/gateway.js";
 import { call } from "../support/http.js";
-import { testWorld } from "../support/worlds.js";
+import { useWorld } from "../support/world.js";
+import { testWorld, withAdministrators } from "../support/worlds.js";
 
 /**
  * Pagination of GetIntegrations, GetRoutes and GetApis (docs/manual/embedded-service.md: pagination): opaque,
@@ -15,19 +15,7 @@ const WRITER_TOKEN = "writer-token";
 const PAGE_SIZES = [1, 2, 3, 4, 5, 6, 7];
 const MAX_PAGES = 500;
 
-let service: RunningService;
-
-beforeAll(async () => {
-  const world = testWorld();
-  service = await startService({
-    port: 0,
-    world: { ...world, identities: [...(world.identities ?? []), { token: WRITER_TOKEN, accountId: "111111111111", allow: ["*"] }] },
-  });
-});
-
-afterAll(async () => {
-  await service?.close();
-});
+const { service } = useWorld({ world: withAdministrators(testWorld(), [WRITER_TOKEN]) });
 
 type Kind = "integrations" | "routes";
 let routeKeyCounter = 0;

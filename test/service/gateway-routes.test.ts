@@ -1,20 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../../src/service/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_ROUTES_PER_API } from "../../src/service/gateway/gateway-service.js";
-import {
-  createApi,
-  createIntegration,
-  createRoute,
-  expectBadRequest,
-  expectConflict,
-  expectGatewayError,
-  expectNotFound,
-  expectStatus,
-  inBatches,
-  type Protocol,
-} from "../support/gateway.js";
-import { call } from "../support/http.js";
-import { testWorld } from "../support/worlds.js";
+import { createApi, createApiOfEachProtocol, createIntegration, createRoute, expectBadRequest, expectConflict, expectDeletedAndGone, expectGatewayError, expectNotFound, expectStatus, inBatches, MISSING_API, type Protocol } from "../support/gateway.js";
+import { call, type CallResult } from "../support/http.js";
+import { useWorld } from "../support/world.js";
 
 /**
  * Routes of HTTP and WebSocket APIs over real HTTP: the Route field table, per-protocol
@@ -22,24 +10,17 @@ import { testWorld } from "../support/worlds.js";
  * UpdateRoute, CreateRoute/GetRoutes (docs/manual/embedded-service.md) and PATCH semantics.
  */
 
-let service: RunningService;
+const { service } = useWorld();
 let httpApi: string;
 let wsApi: string;
 let httpIntegration: string;
 let wsIntegration: string;
-const MISSING_API = "zzzzzzzzz0";
 const MISSING_ROUTE = "zzzzzz0";
 
 beforeAll(async () => {
-  service = await startService({ port: 0, world: testWorld() });
-  httpApi = (await createApi(service, "HTTP")).apiId;
-  wsApi = (await createApi(service, "WEBSOCKET")).apiId;
+  ({ httpApi, wsApi } = await createApiOfEachProtocol(service));
   httpIntegration = (await createIntegration(service, httpApi, "HTTP")).integrationId;
   wsIntegration = (await createIntegration(service, wsApi, "WEBSOCKET")).integrationId;
-});
-
-afterAll(async () => {
-  await service?.close();
 });
 
 const apiOf = (protocol: Protocol) => (protocol === "HTTP" ? httpApi : wsApi);
@@ -49,6 +30,17 @@ const freshKey = (protocol: Protocol) => (protocol === "HTTP" ? `GET /fresh-${++
 const routesPath = (apiId: string) => `/v2/apis/${apiId}/routes`;
 const routePath = (apiId: string, routeId: string) => `/v2/apis/${apiId}/routes/${routeId}`;
 
+
+/** Creates a route of `body` in `apiId`: 201 with every field as sent, a generated routeId and apiGatewayManaged false, and GetRoute answers the same; returns it. */
+async function createdAndReadBack(apiId: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const created = await call(service, routesPath(apiId), { method: "POST", body });
+  expectStatus(created, 201);
+  expect(created.json).toEqual({ ...body, routeId: expect.stringMatching(/^[a-z0-9]{7}$/), apiGatewayManaged: false });
+  const read = await call(service, routePath(apiId, created.json.routeId), { method: "GET" });
+  expectStatus(read, 200);
+  expect(read.json).toEqual(created.json);
+  return created.json;
+}
 describe("Route fields round-trip", () => {
   it("returns every field of an HTTP route as created, with server defaults, from CreateRoute, GetRoute and GetRoutes", async () => {
     const body = {
@@ -59,15 +51,10 @@ describe("Route fields round-trip", () => {
       target: `integrations/${httpIntegration}`,
       operationName: "GetOrder",
     };
-    const created = await call(service, routesPath(httpApi), { method: "POST", body });
-    expectStatus(created, 201);
-    expect(created.json).toEqual({ ...body, routeId: expect.stringMatching(/^[a-z0-9]{7}$/), apiGatewayManaged: false });
-    const read = await call(service, routePath(httpApi, created.json.routeId), { method: "GET" });
-    expectStatus(read, 200);
-    expect(read.json).toEqual(created.json);
+    const created = await createdAndReadBack(httpApi, body);
     const listed = await call(service, routesPath(httpApi), { method: "GET" });
     expectStatus(listed, 200);
-    expect(listed.json.items).toContainEqual(created.json);
+    expect(listed.json.items).toContainEqual(created);
   });
 
   it("returns every field of a WebSocket route as created, including the WebSocket-only ones", async () => {
@@ -84,12 +71,7 @@ describe("Route fields round-trip", () => {
       target: `integrations/${wsIntegration}`,
       operationName: "SendMessage",
     };
-    const created = await call(service, routesPath(wsApi), { method: "POST", body });
-    expectStatus(created, 201);
-    expect(created.json).toEqual({ ...body, routeId: expect.stringMatching(/^[a-z0-9]{7}$/), apiGatewayManaged: false });
-    const read = await call(service, routePath(wsApi, created.json.routeId), { method: "GET" });
-    expectStatus(read, 200);
-    expect(read.json).toEqual(created.json);
+    await createdAndReadBack(wsApi, body);
   });
 
   it.each([
@@ -151,39 +133,32 @@ describe("WebSocket-only route fields", () => {
 });
 
 describe("AuthorizationType per protocol", () => {
-  const table: ReadonlyArray<{ protocol: Protocol; value: unknown; accepted: boolean }> = [
-    { protocol: "HTTP", value: "NONE", accepted: true },
-    { protocol: "HTTP", value: "JWT", accepted: true },
-    { protocol: "HTTP", value: "CLOUD_IAM", accepted: true },
-    { protocol: "HTTP", value: "CUSTOM", accepted: true },
-    { protocol: "WEBSOCKET", value: "NONE", accepted: true },
-    { protocol: "WEBSOCKET", value: "CLOUD_IAM", accepted: true },
-    { protocol: "WEBSOCKET", value: "CUSTOM", accepted: true },
-    { protocol: "WEBSOCKET", value: "JWT", accepted: false },
-    { protocol: "HTTP", value: "AWS_IAM", accepted: false },
-    { protocol: "WEBSOCKET", value: "AWS_IAM", accepted: false },
-    { protocol: "HTTP", value: "none", accepted: false },
-    { protocol: "WEBSOCKET", value: "", accepted: false },
-    { protocol: "HTTP", value: 1, accepted: false },
-  ];
+  /** Creates a route of `protocol` with only a route key, PATCHes `patch` into it, and returns the PATCH's answer and the route read after. */
+  async function patchFreshRoute(protocol: Protocol, patch: Record<string, unknown>): Promise<{ patched: CallResult; read: CallResult }> {
+    const bare = await createRoute(service, apiOf(protocol), { routeKey: freshKey(protocol) });
+    const patched = await call(service, routePath(apiOf(protocol), bare.routeId), { method: "PATCH", body: patch });
+    return { patched, read: await call(service, routePath(apiOf(protocol), bare.routeId), { method: "GET" }) };
+  }
 
-  it.each(table.filter((row) => row.accepted))("accepts authorizationType $value on a $protocol route on create and on update", async ({ protocol, value }) => {
+  /** The authorizationType values of each protocol, accepted and rejected: one row per protocol and value. */
+  const values = (byProtocol: Readonly<Record<Protocol, ReadonlyArray<unknown>>>) =>
+    (["HTTP", "WEBSOCKET"] as const).flatMap((protocol) => byProtocol[protocol].map((value) => ({ protocol, value })));
+  const accepted = values({ HTTP: ["NONE", "JWT", "CLOUD_IAM", "CUSTOM"], WEBSOCKET: ["NONE", "CLOUD_IAM", "CUSTOM"] });
+  const rejected = values({ HTTP: ["AWS_IAM", "none", 1], WEBSOCKET: ["JWT", "AWS_IAM", ""] });
+
+  it.each(accepted)("accepts authorizationType $value on a $protocol route on create and on update", async ({ protocol, value }) => {
     const created = await createRoute(service, apiOf(protocol), { routeKey: freshKey(protocol), authorizationType: value });
     expect(created.authorizationType).toBe(value);
-    const bare = await createRoute(service, apiOf(protocol), { routeKey: freshKey(protocol) });
-    const patched = await call(service, routePath(apiOf(protocol), bare.routeId), { method: "PATCH", body: { authorizationType: value } });
+    const { patched, read } = await patchFreshRoute(protocol, { authorizationType: value });
     expectStatus(patched, 200);
-    const read = await call(service, routePath(apiOf(protocol), bare.routeId), { method: "GET" });
     expect(read.json.authorizationType).toBe(value);
   });
 
-  it.each(table.filter((row) => !row.accepted))("rejects authorizationType $value on a $protocol route on create and on update", async ({ protocol, value }) => {
+  it.each(rejected)("rejects authorizationType $value on a $protocol route on create and on update", async ({ protocol, value }) => {
     const created = await call(service, routesPath(apiOf(protocol)), { method: "POST", body: { routeKey: freshKey(protocol), authorizationType: value } });
     expectBadRequest(created, "authorizationType");
-    const bare = await createRoute(service, apiOf(protocol), { routeKey: freshKey(protocol) });
-    const patched = await call(service, routePath(apiOf(protocol), bare.routeId), { method: "PATCH", body: { authorizationType: value } });
+    const { patched, read } = await patchFreshRoute(protocol, { authorizationType: value });
     expectBadRequest(patched, "authorizationType");
-    const read = await call(service, routePath(apiOf(protocol), bare.routeId), { method: "GET" });
     expect(read.json.authorizationType).toBe("NONE");
   });
 });
@@ -378,13 +353,7 @@ describe("route operations: not found", () => {
 describe("DeleteRoute", () => {
   it("deletes a route with 204 and no body; the route is then 404 and gone from GetRoutes", async () => {
     const route = await createRoute(service, httpApi, { routeKey: freshKey("HTTP"), target: `integrations/${httpIntegration}` });
-    const deleted = await call(service, routePath(httpApi, route.routeId), { method: "DELETE" });
-    expectStatus(deleted, 204);
-    expect(deleted.text).toBe("");
-    expectNotFound(await call(service, routePath(httpApi, route.routeId), { method: "GET" }), "Route");
-    expectNotFound(await call(service, routePath(httpApi, route.routeId), { method: "DELETE" }), "Route");
-    const listed = await call(service, `${routesPath(httpApi)}?maxResults=500`, { method: "GET" });
-    expect(listed.json.items.map((r: { routeId: string }) => r.routeId)).not.toContain(route.routeId);
+    await expectDeletedAndGone(service, { item: routePath(httpApi, route.routeId), list: routesPath(httpApi) }, "Route", route.routeId);
     // its route key is free again
     await createRoute(service, httpApi, { routeKey: route.routeKey });
   });

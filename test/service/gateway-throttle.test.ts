@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService, type RunningService } from "../../src/service/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createApi, createIntegration, createRoute, expectGatewayError, integrationBody } from "../support/gateway.js";
 import { call, type CallOptions, type CallResult } from "../support/http.js";
-import { testWorld } from "../support/worlds.js";
+import { useWorld } from "../support/world.js";
+import { testWorld, withAdministrators } from "../support/worlds.js";
 
 /**
  * Request-rate limits (docs/manual/embedded-service.md: throttling): with a world throttle of 1 request per second and a
@@ -15,21 +15,13 @@ import { testWorld } from "../support/worlds.js";
 const OTHER_TOKEN = "other-token";
 /** Setup identities: each makes at most one call per operation, so that setup is never throttled. */
 const SETUP_TOKENS = Array.from({ length: 6 }, (_, i) => `setup-token-${i}`);
-let service: RunningService;
+const { service } = useWorld({ world: withAdministrators(testWorld({ throttle: { ratePerSecond: 1, burst: 2 } }), [OTHER_TOKEN, ...SETUP_TOKENS]) });
 let apiId: string;
 let integrationId: string;
 let routeIds: string[];
 let integrationIds: string[];
 
 beforeAll(async () => {
-  const world = testWorld({ throttle: { ratePerSecond: 1, burst: 2 } });
-  service = await startService({
-    port: 0,
-    world: {
-      ...world,
-      identities: [...(world.identities ?? []), ...[OTHER_TOKEN, ...SETUP_TOKENS].map((token) => ({ token, accountId: "111111111111", allow: ["*"] }))],
-    },
-  });
   // setup runs under identities of its own, so that the tested identity's buckets start full
   apiId = (await createApi(service, "HTTP", { token: SETUP_TOKENS[0] })).apiId;
   integrationId = (await createIntegration(service, apiId, "HTTP", {}, SETUP_TOKENS[0])).integrationId;
@@ -37,10 +29,6 @@ beforeAll(async () => {
   for (let i = 0; i < 3; i += 1) routeIds.push((await createRoute(service, apiId, { routeKey: `GET /r${i}` }, SETUP_TOKENS[i])).routeId);
   integrationIds = [];
   for (let i = 0; i < 3; i += 1) integrationIds.push((await createIntegration(service, apiId, "HTTP", {}, SETUP_TOKENS[i + 1])).integrationId);
-});
-
-afterAll(async () => {
-  await service?.close();
 });
 
 function expectThrottled(result: CallResult): void {

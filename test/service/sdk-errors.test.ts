@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   AccessDeniedException as AccountAccessDenied,
   AccountClient,
@@ -24,7 +24,8 @@ import {
   TooManyRequestsException as GatewayTooManyRequests,
 } from "@aws-sdk/client-apigatewayv2";
 import type { FinalizeRequestMiddleware, HttpRequest, MetadataBearer } from "@smithy/types";
-import { startService, type RunningService } from "../../src/service/index.js";
+import type { RunningService } from "../../src/service/index.js";
+import { useWorld } from "../support/world.js";
 import { testWorld } from "../support/worlds.js";
 
 /**
@@ -34,19 +35,8 @@ import { testWorld } from "../support/worlds.js";
  * which the services do not send).
  */
 
-let service: RunningService;
-let throttled: RunningService;
-
-beforeAll(async () => {
-  [service, throttled] = await Promise.all([
-    startService({ port: 0, world: testWorld() }),
-    startService({ port: 0, world: testWorld({ throttle: { ratePerSecond: 0.01, burst: 1 } }) }),
-  ]);
-});
-
-afterAll(async () => {
-  await Promise.all([service?.close(), throttled?.close()]);
-});
+const { service } = useWorld();
+const { service: throttled } = useWorld({ world: testWorld({ throttle: { ratePerSecond: 0.01, burst: 1 } }) });
 
 /** The services authenticate with `Authorization: Bearer`: replace the SigV4 header the SDK signs with. */
 function bearerToken<Input extends object, Output extends object>(token: string): FinalizeRequestMiddleware<Input, Output> {

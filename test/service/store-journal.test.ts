@@ -5,10 +5,10 @@ import { z } from "zod";
 import { afterEach, describe, expect, it } from "vitest";
 import { MapCollection } from "../../src/service/map-collection.js";
 import { NODE_STATE_FILE_SYSTEM, faultyStateFileSystem, type StateFileFaults } from "../../src/service/state-file-system.js";
-import { startService } from "../../src/service/index.js";
 import { StateWriteError, Store, type AttachOptions } from "../../src/service/store.js";
 import { call } from "../support/http.js";
 import { expectWellFormedJournal } from "../support/journal.js";
+import { withWorld } from "../support/world.js";
 
 /**
  * The journal behind --state-file, on real files: compaction keeps the record numbering, a failed
@@ -136,23 +136,17 @@ describe("the state file journal", () => {
 
   it("the service answers every request 500 in that state", async () => {
     const path = await stateFile();
-    const service = await startService({
-      port: 0,
-      stateFile: path,
-      world: {
-        accounts: ["111111111111"],
-        identities: [{ token: "admin-token", accountId: "111111111111", allow: ["*"] }],
-        faults: { stateFile: { failAfterWrites: 0, failingWrites: 1, failure: "write" } },
-      },
-    });
-    try {
+    const world = {
+      accounts: ["111111111111"],
+      identities: [{ token: "admin-token", accountId: "111111111111", allow: ["*"] }],
+      faults: { stateFile: { failAfterWrites: 0, failingWrites: 1, failure: "write" as const } },
+    };
+    await withWorld({ world, stateFile: path }, async ({ service }) => {
       await rm(path);
       const created = await call(service, "/v2/apis", { body: { name: "lost", protocolType: "HTTP" } });
       expect(created.status).toBe(500);
       const listed = await call(service, "/v2/apis", { method: "GET" });
       expect(listed).toMatchObject({ status: 500, errorType: "InternalServerException", json: { message: expect.stringMatching(/^the service could not read its state file back/) } });
-    } finally {
-      await service.close();
-    }
+    });
   });
 });

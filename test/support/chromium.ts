@@ -1,5 +1,5 @@
-import { accessSync, constants } from "node:fs";
 import puppeteer, { type Browser } from "puppeteer-core";
+import { firstExecutable } from "./executables.js";
 
 /**
  * Debian's Chromium (`apt-get install chromium`), driven by puppeteer-core, which never downloads a
@@ -11,15 +11,7 @@ const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
 
 /** The Chromium executable: `CHROMIUM_PATH` when set, else Debian's; `undefined` when there is none. */
 export function findChromium(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const candidates = env.CHROMIUM_PATH ? [env.CHROMIUM_PATH] : CANDIDATES;
-  return candidates.find((path) => {
-    try {
-      accessSync(path, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  return firstExecutable(env.CHROMIUM_PATH ? [env.CHROMIUM_PATH] : CANDIDATES);
 }
 
 /** Why a browser test cannot run here, or `undefined` when it can. Throws under CI, where it must run. */

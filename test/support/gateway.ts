@@ -89,3 +89,26 @@ export async function inBatches<T>(count: number, width: number, task: (index: n
   }));
   return out;
 }
+
+/** An API ID no world holds. */
+export const MISSING_API = "zzzzzzzzz0";
+
+/** Creates one API of each protocol in the token's account: the APIs most gateway tests work in. */
+export async function createApiOfEachProtocol(service: RunningService): Promise<{ httpApi: string; wsApi: string }> {
+  return { httpApi: (await createApi(service, "HTTP")).apiId, wsApi: (await createApi(service, "WEBSOCKET")).apiId };
+}
+
+/**
+ * Deletes the child of an API at `itemPath` and asserts what follows: 204 with no body, then 404
+ * naming `resourceType` on GET and on a second DELETE, and no item with `id` in the listing at `listPath`.
+ */
+export async function expectDeletedAndGone(service: RunningService, paths: { readonly item: string; readonly list: string }, resourceType: "Route" | "Integration", id: string): Promise<void> {
+  const deleted = await call(service, paths.item, { method: "DELETE" });
+  expectStatus(deleted, 204);
+  expect(deleted.text).toBe("");
+  expectNotFound(await call(service, paths.item, { method: "GET" }), resourceType);
+  expectNotFound(await call(service, paths.item, { method: "DELETE" }), resourceType);
+  const listed = await call(service, `${paths.list}?maxResults=500`, { method: "GET" });
+  const idField = resourceType === "Route" ? "routeId" : "integrationId";
+  expect(listed.json.items.map((item: Record<string, string>) => item[idField])).not.toContain(id);
+}

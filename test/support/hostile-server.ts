@@ -104,6 +104,15 @@ export async function startHostileServer(options: HostileOptions): Promise<Hosti
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let written = 0;
+  /** Calls `tick` every `ms` until `socket` is destroyed; the timer is cleared then, or when the server closes. */
+  const whileOpen = (socket: Socket, ms: number, tick: () => void): void => {
+    const timer = setInterval(() => {
+      if (!socket.destroyed) return tick();
+      clearInterval(timer);
+      timers.delete(timer);
+    }, ms);
+    timers.add(timer);
+  };
 
   const misbehave = (request: IncomingMessage, response: ServerResponse): void => {
     const socket = request.socket;
@@ -125,16 +134,10 @@ export async function startHostileServer(options: HostileOptions): Promise<Hosti
       case "drip": {
         response.writeHead(200, { "content-type": "application/json" });
         response.write("{");
-        const timer = setInterval(() => {
-          if (socket.destroyed) {
-            clearInterval(timer);
-            timers.delete(timer);
-            return;
-          }
+        whileOpen(socket, 1000, () => {
           written += 1;
           response.write(" ");
-        }, 1000);
-        timers.add(timer);
+        });
         return;
       }
       case "repeat-token": return json(response, 200, repeatingPage(options.attack));
@@ -166,16 +169,10 @@ export async function startHostileServer(options: HostileOptions): Promise<Hosti
       case "endless-headers": {
         // raw on the socket: node's writeHead would send the headers whole
         socket.write("HTTP/1.1 200 OK\r\n");
-        const timer = setInterval(() => {
-          if (socket.destroyed) {
-            clearInterval(timer);
-            timers.delete(timer);
-            return;
-          }
+        whileOpen(socket, 1, () => {
           socket.write(`x-more-${written}: ${"h".repeat(1024)}\r\n`);
           written += 1024;
-        }, 1);
-        timers.add(timer);
+        });
         return;
       }
     }

@@ -22,17 +22,30 @@ export function testWorld(overrides: Partial<WorldInput> = {}): WorldInput {
       { token: "reader-token", accountId: "222222222222", allow: ["account:ListRegions", "account:Get*", "apigateway:Get*"] },
       { token: "nothing-token", accountId: "111111111111", allow: [] },
     ],
-    regions: [
-      { regionName: "us-east-1", optStatus: "ENABLED_BY_DEFAULT" },
-      { regionName: "us-west-2", optStatus: "ENABLED_BY_DEFAULT" },
-      { regionName: "eu-west-1", optStatus: "ENABLED_BY_DEFAULT" },
-      { regionName: "ap-east-1", optStatus: "DISABLED" },
-      { regionName: "af-south-1", optStatus: "DISABLED" },
-      { regionName: "me-south-1", optStatus: "ENABLED" },
-      { regionName: "eu-south-1", optStatus: "ENABLING" },
-      { regionName: "ap-south-2", optStatus: "DISABLING" },
-    ],
+    regions: regionCatalog({
+      "us-east-1": "ENABLED_BY_DEFAULT",
+      "us-west-2": "ENABLED_BY_DEFAULT",
+      "eu-west-1": "ENABLED_BY_DEFAULT",
+      "ap-east-1": "DISABLED",
+      "af-south-1": "DISABLED",
+      "me-south-1": "ENABLED",
+      "eu-south-1": "ENABLING",
+      "ap-south-2": "DISABLING",
+    }),
     regionTransitionMs: 200,
     ...overrides,
   };
+}
+
+/** `world` with more identities allowed everything in the management account 111111111111, one per token. */
+export function withAdministrators(world: WorldInput, tokens: ReadonlyArray<string>): WorldInput {
+  return { ...world, identities: [...(world.identities ?? []), ...tokens.map((token) => ({ token, accountId: "111111111111", allow: ["*"] }))] };
+}
+
+/** A Region's opt status, as a world's catalog sets it. */
+export type OptStatus = "ENABLED" | "ENABLING" | "DISABLING" | "DISABLED" | "ENABLED_BY_DEFAULT";
+
+/** A world's Region catalog written as `{regionName: optStatus}`, in that order. */
+export function regionCatalog(statuses: Readonly<Record<string, OptStatus>>): Array<{ regionName: string; optStatus: OptStatus }> {
+  return Object.entries(statuses).map(([regionName, optStatus]) => ({ regionName, optStatus }));
 }

@@ -5,6 +5,7 @@ import { BENCH_TOKEN, startBenchService } from "../bench-service.js";
 import { seedApi } from "../cases/gateway.js";
 import type { BenchExperiment } from "../experiment.js";
 import { median } from "../stats.js";
+import { inAlternatingOrder } from "../alternating.js";
 
 const CALLS = 10_000;
 const CONCURRENCY = 64;
@@ -87,15 +88,7 @@ export const clientVsAutocannon: BenchExperiment = {
       await runAutocannon();
       await runBareUndici();
       for (let round = 0; round < rounds; round += 1) {
-        let client: number;
-        let cannon: number;
-        if (round % 2 === 0) {
-          client = await runClient();
-          cannon = await runAutocannon();
-        } else {
-          cannon = await runAutocannon();
-          client = await runClient();
-        }
+        const [client, cannon] = await inAlternatingOrder(round, runClient, runAutocannon);
         const pipelined = await runPipelined();
         const bareUndici = await runBareUndici();
         measured.push({ client, pipelined, autocannon: cannon, bareUndici });

@@ -8,6 +8,7 @@ import { findChromium, launchChromium } from "../../support/chromium.js";
 import type { BenchExperiment } from "../experiment.js";
 import { runCli, type CliRun } from "../run-cli.js";
 import { median } from "../stats.js";
+import { inAlternatingOrder } from "../alternating.js";
 
 const RESOURCES = 50_000;
 const API_COUNT = 250;
@@ -48,15 +49,7 @@ export const htmlReport: BenchExperiment = {
           // the same command with and without the HTML report, alternating which runs first
           const withHtml = () => runCli(["drift-merge", jsonFile, "--output", "json", "--report", htmlFile], { NO_COLOR: "1" });
           const jsonOnly = () => runCli(["drift-merge", jsonFile, "--output", "json"], { NO_COLOR: "1" });
-          let first: CliRun;
-          let second: CliRun;
-          if (round % 2 === 0) {
-            first = await withHtml();
-            second = await jsonOnly();
-          } else {
-            second = await jsonOnly();
-            first = await withHtml();
-          }
+          const [first, second] = await inAlternatingOrder(round, withHtml, jsonOnly);
           for (const run of [first, second]) {
             if (run.code !== driftExitCode(shape.report)) problems.push(`${shape.name}, round ${round + 1}: drift-merge exited ${run.code}: ${run.stderr.slice(0, 300)}`);
           }

@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { selfSignedCertificate } from "../../../src/provider/runtime/self-signed-certificate.js";
 import { releaseCacheDir } from "../../../src/cli/release/bun-build.js";
-import type { RunningService } from "../../../src/service/index.js";
 import { runProcess } from "../../support/run-process.js";
 import { builtCliPath } from "../../support/serve-process.js";
-import { describeResult, ORDERS_API, planLine, providerBlock, startProviderService, TerraformDir, TOKEN, type TerraformResult } from "../../provider/terraform-fixture.js";
+import { useWorld } from "../../support/world.js";
+import { describeTerraform, ORDERS_API, planLine, providerBlock, providerService, TerraformDir, TOKEN, type TerraformResult } from "../../provider/terraform-fixture.js";
 import { PACKAGE_ROOT, PACKAGE_TIMEOUT_MS } from "./release-fixture.js";
 import { elfMachine, findQemuAarch64, firstLine, qemuMissingReason, writeQemuWrapper } from "./qemu-arm64.js";
 
@@ -35,7 +35,7 @@ const QEMU_TERRAFORM_TIMEOUT_MS = 900_000;
 const PROVIDER_DIR = "registry.terraform.io/converge/converge";
 
 let root: string;
-let service: RunningService;
+const { service } = useWorld(providerService());
 let executable: string;
 let wrapper: string;
 let version: string;
@@ -52,11 +52,9 @@ beforeAll(async () => {
   version = (JSON.parse(readFileSync(join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
   executable = join(outDir, "executables", "linux_arm64", `terraform-provider-converge_v${version}`);
   wrapper = writeQemuWrapper(join(root, "terraform-provider-converge-qemu"), findQemuAarch64()!, executable);
-  service = await startProviderService();
 }, PACKAGE_TIMEOUT_MS);
 
 afterAll(async () => {
-  await service?.close();
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
@@ -65,7 +63,7 @@ async function timed(label: string, command: () => Promise<TerraformResult>): Pr
   const result = await command();
   const line = planLine(result);
   console.info(`linux_arm64 under qemu: terraform ${label}: exit ${result.code} in ${(result.wallMs / 1000).toFixed(1)} s${line === "(no plan line)" ? "" : `, ${line}`}`);
-  expect(result.code === 0 || result.code === 2, describeResult(result)).toBe(true);
+  expect(result.code === 0 || result.code === 2, describeTerraform(result)).toBe(true);
   return result;
 }
 
@@ -99,14 +97,14 @@ describe.skipIf(skipReason !== undefined)("the linux_arm64 release under qemu-aa
     const long = { timeoutMs: QEMU_COMMAND_TIMEOUT_MS };
 
     const init = await timed("init", () => work.run(["init", "-input=false", "-no-color"], long));
-    expect(init.code, describeResult(init)).toBe(0);
+    expect(init.code, describeTerraform(init)).toBe(0);
     const plan = await timed("plan", () => work.run(["plan", "-detailed-exitcode", "-input=false", "-no-color"], long));
-    expect(plan.code, describeResult(plan)).toBe(2);
+    expect(plan.code, describeTerraform(plan)).toBe(2);
     expect(planLine(plan)).toBe("Plan: 1 to add, 0 to change, 0 to destroy.");
     const apply = await timed("apply", () => work.run(["apply", "-auto-approve", "-input=false", "-no-color"], long));
     expect(apply.stdout).toContain("Apply complete! Resources: 1 added, 0 changed, 0 destroyed.");
     expect(work.attributes("converge_route.arm64")).toMatchObject({ api_id: ORDERS_API, route_key: "GET /arm64" });
     const again = await timed("plan (no changes)", () => work.run(["plan", "-detailed-exitcode", "-input=false", "-no-color"], long));
-    expect(again.code, describeResult(again)).toBe(0);
+    expect(again.code, describeTerraform(again)).toBe(0);
   }, QEMU_TERRAFORM_TIMEOUT_MS);
 });

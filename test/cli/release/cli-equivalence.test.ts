@@ -4,12 +4,13 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_FILE_BYTES } from "../../../src/desired/load.js";
 import { MAX_NESTING_DEPTH } from "../../../src/input-limits/nesting.js";
-import { DEMO_WORLD, startService, type RunningService } from "../../../src/service/index.js";
+import { DEMO_WORLD } from "../../../src/service/index.js";
 import { copyExampleApp, synthExampleApp } from "../../constructs/example-app-fixture.js";
 import { cdktfWorld } from "../../constructs/terraform-fixture.js";
 import { BROKEN_CASES, textOf } from "../../e2e/broken-input-cases.js";
 import { builtCliPath } from "../../support/converge-command.js";
 import { runProcess, type ProcessResult } from "../../support/run-process.js";
+import { useWorld } from "../../support/world.js";
 import { PACKAGE_ROOT, PACKAGE_TIMEOUT_MS, testRelease } from "./release-fixture.js";
 
 /**
@@ -24,8 +25,8 @@ import { PACKAGE_ROOT, PACKAGE_TIMEOUT_MS, testRelease } from "./release-fixture
 const TOKEN = "demo-admin-token";
 let cli: string;
 let work: string;
-let service: RunningService;
-let synthService: RunningService;
+const { service } = useWorld({ world: { ...DEMO_WORLD, regionTransitionMs: 0 } });
+const { service: synthService } = useWorld({ world: cdktfWorld() });
 let stackDir: string;
 let app: string;
 
@@ -50,15 +51,11 @@ async function expectSame(args: ReadonlyArray<string>, options: { readonly cwd?:
 beforeAll(async () => {
   cli = (await testRelease()).cli;
   work = mkdtempSync(join(tmpdir(), "converge-equivalence-"));
-  service = await startService({ port: 0, world: { ...DEMO_WORLD, regionTransitionMs: 0 } });
-  synthService = await startService({ port: 0, world: cdktfWorld() });
   app = await copyExampleApp();
   stackDir = await synthExampleApp(app, "main.ts", "cdktf.out", { CONVERGE_ENDPOINT: synthService.url });
 }, PACKAGE_TIMEOUT_MS);
 
 afterAll(async () => {
-  await service?.close();
-  await synthService?.close();
   if (work) rmSync(work, { recursive: true, force: true });
   if (app) rmSync(app, { recursive: true, force: true });
 });

@@ -10,10 +10,10 @@ import { RELEASE_PLATFORMS } from "../../../src/cli/release/release-platform.js"
 import { writeReleaseZip } from "../../../src/cli/release/release-zip.js";
 import { bunBinary, releaseCacheDir } from "../../../src/cli/release/bun-build.js";
 import { buildBunExecutable } from "../../../src/cli/release/bun-executable.js";
-import type { RunningService } from "../../../src/service/index.js";
 import { runProcess } from "../../support/run-process.js";
 import { builtCliPath } from "../../support/serve-process.js";
-import { describeResult, ORDERS_API, providerBlock, startProviderService, TERRAFORM_TEST_TIMEOUT_MS, TOKEN, zipEntries } from "../../provider/terraform-fixture.js";
+import { useWorld } from "../../support/world.js";
+import { describeTerraform, ORDERS_API, providerBlock, providerService, TERRAFORM_TEST_TIMEOUT_MS, TOKEN, zipEntries } from "../../provider/terraform-fixture.js";
 import { NodelessTerraformDir, PACKAGE_TIMEOUT_MS, runWithoutNode, testRelease, writeHideNodeScript, type TestRelease } from "./release-fixture.js";
 
 /**
@@ -26,7 +26,7 @@ import { NodelessTerraformDir, PACKAGE_TIMEOUT_MS, runWithoutNode, testRelease, 
 
 const PROVIDER_DIR = "registry.terraform.io/converge/converge";
 let release: TestRelease;
-let service: RunningService;
+const { service } = useWorld(providerService());
 let root: string;
 let hideScript: string;
 /** The release's archive: the bytes every installation way starts from. */
@@ -35,7 +35,6 @@ let entryName: string;
 
 beforeAll(async () => {
   release = await testRelease();
-  service = await startProviderService();
   root = mkdtempSync(join(tmpdir(), "converge-release-"));
   hideScript = writeHideNodeScript(root);
   zip = readFileSync(release.zip);
@@ -43,7 +42,6 @@ beforeAll(async () => {
 }, PACKAGE_TIMEOUT_MS);
 
 afterAll(async () => {
-  await service?.close();
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
@@ -65,16 +63,16 @@ function workingDir(space: ReturnType<typeof workspace>, routeKey: string, env: 
 /** init, apply, a plan that finds nothing to change (exit 0 with -detailed-exitcode), destroy: each must succeed. */
 async function lifecycle(work: NodelessTerraformDir, routeKey: string): Promise<void> {
   const init = await work.init();
-  expect(init.code, describeResult(init)).toBe(0);
+  expect(init.code, describeTerraform(init)).toBe(0);
   const apply = await work.apply();
-  expect(apply.code, describeResult(apply)).toBe(0);
+  expect(apply.code, describeTerraform(apply)).toBe(0);
   expect(apply.stdout).toContain("Apply complete! Resources: 1 added, 0 changed, 0 destroyed.");
   expect(work.attributes("converge_route.release")).toMatchObject({ api_id: ORDERS_API, route_key: routeKey });
   const plan = await work.plan();
-  expect(plan.code, describeResult(plan)).toBe(0);
+  expect(plan.code, describeTerraform(plan)).toBe(0);
   expect(plan.stdout).toContain("No changes.");
   const destroy = await work.destroy();
-  expect(destroy.code, describeResult(destroy)).toBe(0);
+  expect(destroy.code, describeTerraform(destroy)).toBe(0);
   expect(destroy.stdout).toContain("Destroy complete! Resources: 1 destroyed.");
 }
 
@@ -215,7 +213,7 @@ describe("the release installed every way terraform installs a provider, with No
       writeFileSync(versionFile, JSON.stringify(other));
       const refused = workingDir(workspace("network-mirror-refused", readFileSync(space.cliConfig, "utf8")), "GET /release-network-refused", { SSL_CERT_FILE: tls.caFile });
       const init = await refused.init();
-      expect(init.code, describeResult(init)).toBe(1);
+      expect(init.code, describeTerraform(init)).toBe(1);
       expect(`${init.stdout}${init.stderr}`.replace(/\s+/g, " ")).toContain("provider package doesn't match the any of the expected checksums");
     } finally {
       await new Promise((resolveClose) => server.close(resolveClose));
@@ -227,7 +225,7 @@ describe("the release installed every way terraform installs a provider, with No
     const space = workspace("lock", filesystemMirrorConfig(mirror));
     const work = workingDir(space, "GET /release-lock");
     const lock = await work.run(["providers", "lock", "-no-color", `-fs-mirror=${mirror}`, "-platform=linux_amd64", "converge/converge"]);
-    expect(lock.code, describeResult(lock)).toBe(0);
+    expect(lock.code, describeTerraform(lock)).toBe(0);
     const recorded = lockedHashes(work.path(".terraform.lock.hcl"));
     expect(recorded).toContain(packageHashV1(zipEntries(zip)));
     await lifecycle(work, "GET /release-lock");
@@ -245,7 +243,7 @@ describe("the release installed every way terraform installs a provider, with No
     const tampered = workingDir(tamperedSpace, "GET /release-tampered");
     copyFileSync(work.path(".terraform.lock.hcl"), tampered.path(".terraform.lock.hcl"));
     const init = await tampered.init();
-    expect(init.code, describeResult(init)).toBe(1);
+    expect(init.code, describeTerraform(init)).toBe(1);
     expect(`${init.stdout}${init.stderr}`.replace(/\s+/g, " ")).toMatch(/doesn't match any of the checksums previously recorded in the dependency lock file/);
     expect(existsSync(tampered.path(`.terraform/providers/${PROVIDER_DIR}`))).toBe(false);
   }, TERRAFORM_TEST_TIMEOUT_MS * 2);

@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
-import { accessSync, constants, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "../../../src/provider/runtime/handshake.js";
+import { firstExecutable } from "../../support/executables.js";
 
 /**
  * Debian's user-mode QEMU for arm64 (`qemu-user-static`) and the arm64 C library it loads the
@@ -23,16 +25,7 @@ const SYSROOT_FILES: ReadonlyArray<readonly [string, string]> = [
 
 /** `qemu-aarch64-static` on PATH (or `undefined`). */
 export function findQemuAarch64(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  for (const directory of (env.PATH ?? "").split(":").filter((entry) => entry !== "")) {
-    const candidate = join(directory, "qemu-aarch64-static");
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
+  return firstExecutable((env.PATH ?? "").split(":").filter((entry) => entry !== "").map((directory) => join(directory, "qemu-aarch64-static")));
 }
 
 /** Why the arm64 executable cannot be run here, or `undefined` when it can. Throws under CI, where it must run. */
@@ -63,8 +56,6 @@ export function elfMachine(file: string): number {
   return header.readUInt16LE(18);
 }
 
-/** go-plugin's magic cookie, which terraform sets for the plugins it starts. */
-const MAGIC_COOKIE = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
 
 /** What `firstLine` saw: the line, and the time from spawning to it. */
 export interface HandshakeSeen {
@@ -82,7 +73,7 @@ export function firstLine(command: string, clientCertificatePem: string, timeout
   return new Promise((resolveLine, reject) => {
     const started = performance.now();
     const child = spawn(command, [], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", TF_PLUGIN_MAGIC_COOKIE: MAGIC_COOKIE, PLUGIN_PROTOCOL_VERSIONS: "6", PLUGIN_CLIENT_CERT: clientCertificatePem },
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE, PLUGIN_PROTOCOL_VERSIONS: "6", PLUGIN_CLIENT_CERT: clientCertificatePem },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";

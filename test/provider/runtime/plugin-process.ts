@@ -3,11 +3,13 @@ import * as protoLoader from "@grpc/proto-loader";
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { join, resolve } from "node:path";
+import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE } from "../../../src/provider/runtime/handshake.js";
 import { selfSignedCertificate, type SelfSignedCertificate } from "../../../src/provider/runtime/self-signed-certificate.js";
 
 /** The toy provider's executable, run from the compiled runtime (`npm test` builds first). */
 export const TOY_PROVIDER = resolve(import.meta.dirname, "fixtures/toy-provider.mjs");
-export const MAGIC_COOKIE = { TF_PLUGIN_MAGIC_COOKIE: "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2" };
+/** go-plugin's magic cookie as terraform sets it in a plugin's environment: the runtime's own. */
+export const MAGIC_COOKIE = { [MAGIC_COOKIE_KEY]: MAGIC_COOKIE_VALUE };
 const PROTO = resolve(import.meta.dirname, "../../../src/provider/runtime/proto");
 
 /** The plugin's services as a gRPC client sees them, loaded from the .proto text (not the runtime's descriptor). */

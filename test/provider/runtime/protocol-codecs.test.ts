@@ -1,8 +1,7 @@
-import { readdirSync } from "node:fs";
-import { join, resolve } from "node:path";
 import protobuf from "protobufjs";
 import { describe, expect, it } from "vitest";
 import { loadProtocol } from "../../../dist/src/provider/runtime/protocol.js";
+import { reflectedProtocol } from "./reflected-protocol.js";
 
 /**
  * The static codecs the build writes (protocol-codecs.cjs, from src/provider/runtime/proto/build-protocol.mjs)
@@ -10,13 +9,7 @@ import { loadProtocol } from "../../../dist/src/provider/runtime/protocol.js";
  * of every service, a request with every field set decodes to the same object, and an answer with
  * every field set encodes to the same bytes.
  */
-const PROTO = resolve(import.meta.dirname, "../../../src/provider/runtime/proto");
-const reflected = new protobuf.Root().loadSync(
-  readdirSync(PROTO)
-    .filter((name) => name.endsWith(".proto"))
-    .map((name) => join(PROTO, name)),
-  { keepCase: true },
-);
+const reflected = reflectedProtocol();
 reflected.resolveAll();
 const TO_OBJECT = { longs: Number, enums: String, defaults: true, oneofs: true };
 const protocol = loadProtocol();

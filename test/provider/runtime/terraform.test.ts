@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runProcess, type ProcessResult } from "../../support/run-process.js";
+import { TERRAFORM } from "../../support/terraform.js";
 import { TOY_PROVIDER } from "./plugin-process.js";
 
 /**
@@ -10,7 +11,6 @@ import { TOY_PROVIDER } from "./plugin-process.js";
  * temporary HOME with an empty CLI configuration and no network, through one life of a resource.
  */
 
-const TERRAFORM = "/usr/local/bin/terraform";
 const VERSION = "0.1.0";
 
 let root: string;

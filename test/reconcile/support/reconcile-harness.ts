@@ -1,13 +1,14 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Credentials, collect, createClients, type Clients, type RetryPolicy } from "../../../src/clients/index.js";
+import { collect, type Clients, type RetryPolicy } from "../../../src/clients/index.js";
 import { loadDesiredState, type LoadedDocument } from "../../../src/desired/load.js";
 import { NATURAL_KEY_FIELDS } from "../../../src/desired/kinds/integration.js";
 import type { Plan, PlannedAction } from "../../../src/reconcile/model.js";
 import { readAndPlan } from "../../../src/reconcile/reconcile.js";
 import type { WorldInput } from "../../../src/service/index.js";
 import type { Integration, Route } from "../../../src/contract/gateway.js";
+import { clientsFor } from "../../support/world.js";
 import { testWorld } from "../../support/worlds.js";
 
 /** The token of the management account 111111111111 in {@link reconcileWorld} (allowed everything). */
@@ -32,13 +33,12 @@ export function reconcileWorld(overrides: Partial<WorldInput> = {}): WorldInput 
   return testWorld({ regions: RECONCILE_REGIONS, regionTransitionMs: 20, ...overrides });
 }
 
-/** Clients of the management account with the given retry policy (fast backoff by default). */
+/** How the reconcile tests' clients retry: often, with fast backoff. */
+export const ADMIN_RETRY = { maxAttempts: 10, baseDelayMs: 5, maxDelayMs: 100 } as const;
+
+/** Clients of the management account with ADMIN_RETRY and `retry`; the caller closes them. */
 export function adminClients(url: string, retry: Partial<RetryPolicy> = {}): Clients {
-  return createClients({
-    endpoint: url,
-    credentials: new Credentials(ADMIN_TOKEN),
-    retry: { maxAttempts: 10, baseDelayMs: 5, maxDelayMs: 100, ...retry },
-  });
+  return clientsFor(url, ADMIN_TOKEN, { retry: { ...ADMIN_RETRY, ...retry } });
 }
 
 /**
