@@ -5,7 +5,7 @@
  * the operation, never from request headers.
  */
 
-const BRAND = Symbol.for("converge.error");
+import { ERROR_BRAND, isBrandedError } from "../contract/error-brand.js";
 
 export type ConvergeErrorCode =
   | "CONVERGE_API_ERROR"
@@ -17,15 +17,15 @@ export type ConvergeErrorCode =
 
 export abstract class ConvergeError extends Error {
   abstract readonly code: ConvergeErrorCode;
-  readonly [BRAND] = true;
+  readonly [ERROR_BRAND] = true;
 }
 
 function hasCode(value: unknown, code: ConvergeErrorCode): boolean {
-  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true && (value as { code?: unknown }).code === code;
+  return isBrandedError(value, code);
 }
 
 export function isConvergeError(value: unknown): value is ConvergeError {
-  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  return isBrandedError(value);
 }
 
 export type ServiceName = "account" | "apigateway";
@@ -91,22 +91,30 @@ export function isThrottled(value: unknown): value is ApiError {
   return isApiError(value) && value.status === 429;
 }
 
+/** An error of one operation of one service: which, for the message and for callers that branch on it. */
+abstract class OperationError extends ConvergeError {
+  readonly service: ServiceName;
+  readonly operation: string;
+
+  protected constructor(service: ServiceName, operation: string, message: string) {
+    super(message);
+    this.service = service;
+    this.operation = operation;
+  }
+}
+
 /**
  * A non-idempotent write (a create) failed in a way that leaves its outcome unknown: it may or may
  * not have been applied. It is never retried blindly; read the live state before creating again.
  */
-export class AmbiguousWriteError extends ConvergeError {
+export class AmbiguousWriteError extends OperationError {
   readonly code = "CONVERGE_AMBIGUOUS_WRITE" as const;
-  readonly service: ServiceName;
-  readonly operation: string;
   /** What happened: the error of the failed attempt. */
   readonly underlying: ConvergeError;
 
   constructor(service: ServiceName, operation: string, underlying: ConvergeError) {
-    super(`${service} ${operation} may or may not have been applied (${underlying.message}); read the live state before retrying it`);
+    super(service, operation, `${service} ${operation} may or may not have been applied (${underlying.message}); read the live state before retrying it`);
     this.name = "AmbiguousWriteError";
-    this.service = service;
-    this.operation = operation;
     this.underlying = underlying;
   }
 }
@@ -116,17 +124,13 @@ export function isAmbiguousWrite(value: unknown): value is AmbiguousWriteError {
 }
 
 /** The service answered something that does not match its contract (wrong shape, wrong status). */
-export class ContractViolationError extends ConvergeError {
+export class ContractViolationError extends OperationError {
   readonly code = "CONVERGE_CONTRACT_VIOLATION" as const;
-  readonly service: ServiceName;
-  readonly operation: string;
   readonly problems: ReadonlyArray<string>;
 
   constructor(service: ServiceName, operation: string, problems: ReadonlyArray<string>) {
-    super(`${service} ${operation} answered outside its contract: ${problems.join("; ")}`);
+    super(service, operation, `${service} ${operation} answered outside its contract: ${problems.join("; ")}`);
     this.name = "ContractViolationError";
-    this.service = service;
-    this.operation = operation;
     this.problems = problems;
   }
 }
@@ -136,20 +140,16 @@ export function isContractViolation(value: unknown): value is ContractViolationE
 }
 
 /** The request did not get an answer: connection refused or reset, timeout, DNS. */
-export class TransportError extends ConvergeError {
+export class TransportError extends OperationError {
   readonly code = "CONVERGE_TRANSPORT" as const;
-  readonly service: ServiceName;
-  readonly operation: string;
   /** The underlying error code (e.g. "ECONNREFUSED", "UND_ERR_HEADERS_TIMEOUT"). */
   readonly causeCode: string | undefined;
   /** Whether the request may have reached the service (false only when the connection was never made). */
   readonly maybeDelivered: boolean;
 
   constructor(service: ServiceName, operation: string, causeCode: string | undefined, detail: string, maybeDelivered: boolean, origin?: string) {
-    super(`${service} ${operation}: no answer from the service${origin ? ` at ${origin}` : ""} (${causeCode ?? "network error"}: ${detail})`);
+    super(service, operation, `${service} ${operation}: no answer from the service${origin ? ` at ${origin}` : ""} (${causeCode ?? "network error"}: ${detail})`);
     this.name = "TransportError";
-    this.service = service;
-    this.operation = operation;
     this.causeCode = causeCode;
     this.maybeDelivered = maybeDelivered;
   }

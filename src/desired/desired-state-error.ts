@@ -1,4 +1,4 @@
-const BRAND = Symbol.for("converge.error");
+import { isBrandedError, ProblemsError } from "../contract/error-brand.js";
 
 /** Where something stands in a desired-state file (1-based line and column). */
 export interface SourceLocation {
@@ -26,23 +26,17 @@ export const LISTED_PROBLEMS = 50;
  * found; the message lists the first LISTED_PROBLEMS (a mistake repeated in thousands of documents
  * would otherwise print thousands of lines) and says how many more there are.
  */
-export class DesiredStateError extends Error {
+export class DesiredStateError extends ProblemsError<DesiredStateProblem> {
   readonly code = "CONVERGE_DESIRED_STATE" as const;
-  readonly [BRAND] = true;
-  readonly problems: ReadonlyArray<DesiredStateProblem>;
 
   constructor(problems: ReadonlyArray<DesiredStateProblem>) {
-    const count = problems.length;
-    const listed = problems.slice(0, LISTED_PROBLEMS).map((p) => `  ${formatProblem(p)}`);
-    if (count > LISTED_PROBLEMS) listed.push(`  … and ${count - LISTED_PROBLEMS} more (--output json lists every problem)`);
-    super(`desired state is not valid (${count} problem${count === 1 ? "" : "s"}):\n${listed.join("\n")}`);
+    const listed = problems.slice(0, LISTED_PROBLEMS).map(formatProblem);
+    if (problems.length > LISTED_PROBLEMS) listed.push(`… and ${problems.length - LISTED_PROBLEMS} more (--output json lists every problem)`);
+    super("desired state is not valid", problems, listed);
     this.name = "DesiredStateError";
-    this.problems = problems;
   }
 }
 
 export function isDesiredStateError(value: unknown): value is DesiredStateError {
-  return typeof value === "object" && value !== null
-    && (value as Record<symbol, unknown>)[BRAND] === true
-    && (value as { code?: unknown }).code === "CONVERGE_DESIRED_STATE";
+  return isBrandedError(value, "CONVERGE_DESIRED_STATE");
 }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type * as YamlLibrary from "yaml";
 import { LineIndex } from "../desired/line-index.js";
 import { composeDocuments, yamlLibrary } from "../desired/yaml-library.js";
+import { isBrandedError, ProblemsError } from "../contract/error-brand.js";
 import { addressGlobProblem } from "./drift-ignore-glob.js";
 import { DRIFT_OUTCOMES, type DriftOutcome } from "./drift-report.js";
 
@@ -58,26 +59,19 @@ export const DEFAULT_IGNORED_OUTCOMES: ReadonlyArray<DriftOutcome> = DRIFT_OUTCO
 
 const RULE_KEYS = ["address", "fields", "outcomes", "except", "reason", "until"] as const;
 
-const BRAND = Symbol.for("converge.error");
 
 /** Ignore files that cannot be used; the run stopped before reading anything live. `problems` holds every one. */
-export class IgnoreRulesError extends Error {
+export class IgnoreRulesError extends ProblemsError<IgnoreRuleProblem> {
   readonly code = "CONVERGE_IGNORE_RULES" as const;
-  readonly [BRAND] = true;
-  readonly problems: ReadonlyArray<IgnoreRuleProblem>;
 
   constructor(problems: ReadonlyArray<IgnoreRuleProblem>) {
-    const count = problems.length;
-    super(`ignore rules are not valid (${count} problem${count === 1 ? "" : "s"}):\n${problems.map((problem) => `  ${formatIgnoreRuleProblem(problem)}`).join("\n")}`);
+    super("ignore rules are not valid", problems, problems.map(formatIgnoreRuleProblem));
     this.name = "IgnoreRulesError";
-    this.problems = problems;
   }
 }
 
 export function isIgnoreRulesError(value: unknown): value is IgnoreRulesError {
-  return typeof value === "object" && value !== null
-    && (value as Record<symbol, unknown>)[BRAND] === true
-    && (value as { code?: unknown }).code === "CONVERGE_IGNORE_RULES";
+  return isBrandedError(value, "CONVERGE_IGNORE_RULES");
 }
 
 /** The rules of every file, in order (files in the order given); throws one IgnoreRulesError listing every problem of every file. */

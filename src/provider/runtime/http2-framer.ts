@@ -138,12 +138,10 @@ class ReadFrame implements Frame {
   flags = 0;
   streamId = 0;
   length = 0;
+  // each type's fields (see Frame), by frame type: 0 or false but on a frame of their type (clearFields)
   padLength = 0;
-  dependency = 0;
-  exclusive = false;
-  weight = 0;
-  errorCode = 0;
-  lastStreamId = 0;
+  dependency = 0; exclusive = false; weight = 0;
+  errorCode = 0; lastStreamId = 0;
   increment = 0;
   promisedStreamId = 0;
   settingCount = 0;
