@@ -1,15 +1,14 @@
 import { X509Certificate } from "node:crypto";
+import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, PROTOCOL_VERSION } from "../../contract/plugin-handshake.js";
 import { listenAddressText, type ListenAddress } from "./grpc-server.js";
 
 /**
  * go-plugin's handshake, as terraform runs a provider: it sets the magic cookie (so a plugin started
  * by hand refuses to run), the protocol versions it speaks and, for automatic mutual TLS, its client
- * certificate; the plugin answers with one line on stdout saying where it listens.
+ * certificate; the plugin answers with one line on stdout saying where it listens. The constants are
+ * the contract's (the release starts the provider with them too).
  */
-export const MAGIC_COOKIE_KEY = "TF_PLUGIN_MAGIC_COOKIE";
-export const MAGIC_COOKIE_VALUE = "d602bf8f470bc67ca7faa0386276bbdd4330efaf76d1a219cb4d6991ca9872b2";
-/** The plugin protocol version this runtime speaks (tfplugin6). */
-export const PROTOCOL_VERSION = 6;
+export { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, PROTOCOL_VERSION };
 
 export type HandshakeCheck =
   | {
