@@ -12,6 +12,14 @@ export function packageVersion(): string {
   return convergePackageJson().version;
 }
 
+/** The flags that ask for converge's version (commander's `-V, --version`). */
+export const VERSION_FLAGS: ReadonlyArray<string> = ["--version", "-V"];
+
+/** Whether `args` (the arguments after the program's name) ask for converge's version and nothing else: one of VERSION_FLAGS alone. */
+export function asksOnlyForVersion(args: ReadonlyArray<string>): boolean {
+  return args.length === 1 && VERSION_FLAGS.includes(args[0]!);
+}
+
 /** The first package.json named converge above this module: its directory and version. */
 export function convergePackageJson(): { readonly root: string; readonly version: string } {
   const start = dirname(fileURLToPath(import.meta.url));

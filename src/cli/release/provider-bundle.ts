@@ -37,6 +37,20 @@ export interface SeaBundleOptions {
   readonly extraDataFiles?: Readonly<Record<string, string>>;
   /** Imports left out of the bundle, as written in the importing module (esbuild's `external`): modules the bundle never loads. */
   readonly leaveOut?: ReadonlyArray<string>;
+  /** Lines the bundle prints for exactly these arguments before anything of its body runs (QuickAnswer). */
+  readonly quickAnswers?: ReadonlyArray<QuickAnswer>;
+}
+
+/**
+ * A line the bundle prints, for exactly `args` (the arguments after the program's name), before any
+ * of its modules is defined or loaded: `converge --version`. The rest of the bundle then never
+ * runs. What it saves in Bun's single executable (docs/manual/benchmarks.md, "converge --version"):
+ * defining the bundle's modules at its top level, ~5 ms, and `process.stdout`, ~4 ms, against a
+ * whole start of ~5 ms; so the line goes through `console.log`.
+ */
+export interface QuickAnswer {
+  readonly args: ReadonlyArray<string>;
+  readonly line: string;
 }
 
 /**
@@ -94,7 +108,7 @@ function esbuildOptions(options: SeaBundleOptions, inlined: Readonly<Record<stri
     logOverride: Object.fromEntries(UNFOLLOWED_LOADS.map((id) => [id, "error"])),
     metafile: true,
     logLevel: "silent",
-    banner: { js: bundlePrelude(inlined) },
+    ...bundleFrame(bundlePrelude(inlined), options.quickAnswers ?? []),
     // what the bundle is made for: the program a single executable runs (isSingleExecutable)
     define: { [SINGLE_EXECUTABLE_MARK]: "true" },
     plugins: [virtualFilesPlugin(options.packageRoot)],
@@ -186,6 +200,19 @@ function jsonFilesUnder(directory: string): string[] {
     .filter((entry) => entry.isFile() && entry.name.endsWith(".json"))
     .map((entry) => join(entry.parentPath, entry.name))
     .sort();
+}
+
+/**
+ * The text before and after the bundle's modules: the prelude, and with quick answers, the test of
+ * the arguments in front of everything and the rest in a function it calls when none is asked.
+ */
+function bundleFrame(prelude: string, answers: ReadonlyArray<QuickAnswer>): Pick<BuildOptions, "banner" | "footer"> {
+  if (answers.length === 0) return { banner: { js: prelude } };
+  const quick = `const __convergeArgs = process.argv.slice(2);
+const __convergeAnswer = ${JSON.stringify(answers)}.find((answer) => answer.args.length === __convergeArgs.length && answer.args.every((arg, index) => arg === __convergeArgs[index]));
+if (__convergeAnswer !== undefined) console.log(__convergeAnswer.line);
+else (() => {`;
+  return { banner: { js: `${quick}\n${prelude}` }, footer: { js: "})();" } };
 }
 
 /**

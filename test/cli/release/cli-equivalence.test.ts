@@ -116,7 +116,7 @@ describe("the release's converge and converge on Node.js give the same output", 
   });
 
   it.each([
-    [["--version"], 0], [["--help"], 0], [["plan"], 1], [["plan", "-f", "one.json", "--parallelism", "many"], 1], [["frobnicate"], 1], [["drift", "--no-such-flag"], 1],
+    [["--version"], 0], [["-V"], 0], [["--version", "plan"], 0], [["--help"], 0], [["plan"], 1], [["plan", "-f", "one.json", "--parallelism", "many"], 1], [["frobnicate"], 1], [["drift", "--no-such-flag"], 1],
   ] as const)("answers the command line %j alike (exit %i)", async (args, code) => {
     const result = await expectSame(args);
     expect(result.code, result.stderr).toBe(code);

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -81,5 +82,42 @@ describe("bundleProvider refuses a bundle that would load at run time what it do
     symlinkSync(join(PACKAGE_ROOT, "node_modules", "jsonc-parser"), join(packageRoot, "node_modules", "jsonc-parser"));
     const made = await bundle(packageRoot);
     expect(readFileSync(made.file, "utf8")).not.toMatch(/\.\/impl\/(format|edit|scanner|parser)/);
+  });
+});
+
+describe("a bundle's quick answers (converge --version)", () => {
+  /** Runs the bundle on Node.js with `args`: its stdout and exit code. */
+  const run = (file: string, args: ReadonlyArray<string>) => {
+    const result = spawnSync(process.execPath, [file, ...args], { encoding: "utf8" });
+    return { stdout: result.stdout, stderr: result.stderr, status: result.status };
+  };
+
+  it("prints the line for exactly the arguments it names, and nothing of the bundle runs then", async () => {
+    // the entry says it ran, and so does a module it imports at its top level
+    const packageRoot = plantPackage("quick", {
+      "main.js": 'import "./loaded.js";\nconsole.log("body ran with", JSON.stringify(process.argv.slice(2)));\n',
+      "loaded.js": 'console.log("module defined");\n',
+      "data/.keep.json": "{}",
+    });
+    const made = await bundleProvider({
+      entry: join(packageRoot, "main.js"),
+      packageRoot,
+      outFile: join(packageRoot, "out", "bundle.cjs"),
+      dataDirectory: join(packageRoot, "data"),
+      quickAnswers: [{ args: ["--version"], line: "1.2.3" }, { args: ["-V"], line: "1.2.3" }],
+    });
+    expect(run(made.file, ["--version"])).toEqual({ stdout: "1.2.3\n", stderr: "", status: 0 });
+    expect(run(made.file, ["-V"])).toEqual({ stdout: "1.2.3\n", stderr: "", status: 0 });
+    // any other arguments, the flag among them included, are the program's
+    expect(run(made.file, ["--version", "plan"]).stdout).toBe('module defined\nbody ran with ["--version","plan"]\n');
+    expect(run(made.file, []).stdout).toBe("module defined\nbody ran with []\n");
+    expect(run(made.file, ["--Version"]).stdout).toBe('module defined\nbody ran with ["--Version"]\n');
+  });
+
+  it("leaves a bundle without quick answers as it was: no test of the arguments in front of it", async () => {
+    const packageRoot = plantPackage("no-quick", { "main.js": 'console.log("body ran");\n', "data/.keep.json": "{}" });
+    const made = await bundle(packageRoot);
+    expect(readFileSync(made.file, "utf8")).not.toContain("__convergeAnswer");
+    expect(run(made.file, ["--version"]).stdout).toBe("body ran\n");
   });
 });
