@@ -146,8 +146,12 @@ class Connection {
   readonly #decoder = new HpackDecoder();
   readonly #reader = new FrameReader({ preface: "client", maxFrameSize: DEFAULT_MAX_FRAME_SIZE });
   readonly #flushSoon = () => this.#flush();
-  /** The frames of one turn of the event loop go out in one write. */
-  readonly #writer = new FrameWriter(() => process.nextTick(this.#flushSoon));
+  /**
+   * The frames of one turn of the event loop go out in one write: after the turn's reads (terraform
+   * asks up to ten things at once), not after each answer, since each write costs as much as an
+   * answer's encoding (a TLS record, a system call).
+   */
+  readonly #writer = new FrameWriter(() => setImmediate(this.#flushSoon));
   readonly #maxRequestMessage: number;
   #lastStreamId = 0;
   #peerInitialWindow = DEFAULT_WINDOW;
