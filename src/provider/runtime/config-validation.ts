@@ -1,3 +1,4 @@
+import { errorDiagnostic } from "./diagnostics.js";
 import { answer, type HandlerContext } from "./handler-context.js";
 import { fromDynamicValue, type DiagnosticsAnswer, type DynamicValueMessage, type ValidateConfigRequest } from "./protocol-messages.js";
 import type { ResourceType } from "./provider-definition.js";
@@ -26,10 +27,18 @@ export function validateDataResourceConfig<P>(context: HandlerContext<P>, reques
 /** What validates configuration of its schema: the provider, a resource type, a data source type. */
 type Validated = Pick<ResourceType<Schema>, "schema" | "validate">;
 
-/** A `validate` of configuration decoded with its schema (not decoded when there is none): its diagnostics, or a thrown error's. */
+/**
+ * A `validate` of configuration decoded with its schema: its diagnostics, or a thrown error's. A
+ * configuration that is no object at all (null: terraform always sends one, its unset attributes
+ * null) is refused with one error before any `validate` sees it.
+ */
 async function validate<P>(context: HandlerContext<P>, what: string, validated: Validated, config: DynamicValueMessage | null): Promise<DiagnosticsAnswer> {
   try {
-    return answer((await validated.validate?.({ config: fromDynamicValue(config, impliedType(validated.schema)) as ConfigOf<Schema>, log: context.log })) ?? []);
+    const decoded = fromDynamicValue(config, impliedType(validated.schema));
+    if (decoded === null) {
+      return answer([errorDiagnostic(`${what}: no configuration`, "the request's configuration is null: expected an object of the schema's attributes (terraform sends one, with null for each attribute not set)")]);
+    }
+    return answer((await validated.validate?.({ config: decoded as ConfigOf<Schema>, log: context.log })) ?? []);
   } catch (error) {
     return thrownAnswer(error, `${what}: validate`, context.log);
   }

@@ -331,6 +331,13 @@ describe("resources", () => {
     expect(answer.diagnostics).toMatchObject([{ severity: "ERROR", summary: "name must be lower case", detail: 'received "Alpha": expected lower-case letters', attribute: { steps: [{ attribute_name: "name" }] } }]);
   });
 
+  it("refuses a null configuration with one error, for a resource and for the provider, before any validate sees it", async () => {
+    const resource = await plugin.call<Answer>("ValidateResourceConfig", { type_name: "toy_item", config: encoded(null) });
+    expect(resource.diagnostics).toMatchObject([{ severity: "ERROR", summary: "toy_item: no configuration", detail: expect.stringContaining("the request's configuration is null") }]);
+    const provider = await plugin.call<Answer>("ValidateProviderConfig", { config: { msgpack: hex(NIL) } });
+    expect(provider.diagnostics).toMatchObject([{ severity: "ERROR", summary: "provider: no configuration" }]);
+  });
+
   it("applies a create, an update and a delete through the store", async () => {
     const planned = object({ id: UNKNOWN, name: "gamma", value: "one", size: UNKNOWN, revision: UNKNOWN, rule: [{ port: 443, note: UNKNOWN }] });
     const created = await plugin.call<Answer & { new_state: DynamicValue }>("ApplyResourceChange", { type_name: "toy_item", prior_state: encoded(null), planned_state: encoded(planned), config: encoded(object({ name: "gamma", value: "one", rule: [{ port: 443, note: null }] })) });
