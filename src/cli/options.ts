@@ -25,6 +25,17 @@ export function withOutputOptions(command: Command): Command {
     .option("--no-color", "plain text (also NO_COLOR)");
 }
 
+/** Adds --prune and --repair-twins: what plan and apply may delete beyond the documents. */
+export function withPruneOptions(command: Command): Command {
+  return command
+    .option("--prune", "prune every API an Api document declares, as if each said prune: true", false)
+    .option(
+      "--repair-twins",
+      "also repair identical twin integrations in APIs no Api document prunes (keep the first, retarget routes, delete the others)",
+      false,
+    );
+}
+
 /** Adds --var and --var-file, for the `${var.NAME}` references of -f documents (docs/manual/desired-state.md, "Environments and variables"). */
 export function withVariableOptions(command: Command): Command {
   return command

@@ -9,7 +9,7 @@ import type { DriftIgnoreFlags } from "./commands/drift-ignore-command.js";
 import type { ExportFlags } from "./commands/export-command.js";
 import type { PlanFlags } from "./commands/plan-command.js";
 import type { RenderFlags } from "./commands/render-command.js";
-import { withConnectionOptions, withOutputOptions, withVariableOptions } from "./options.js";
+import { withConnectionOptions, withOutputOptions, withPruneOptions, withVariableOptions } from "./options.js";
 import type { VariableFlags } from "./variable-flags.js";
 import { packageVersion } from "./release/package-version.js";
 import { refuseWithoutCheckout } from "./release/single-executable.js";
@@ -68,18 +68,12 @@ withVariableOptions(program
     process.exitCode = await renderCommand(options);
   });
 
-withVariableOptions(withOutputOptions(withConnectionOptions(program
+withVariableOptions(withOutputOptions(withConnectionOptions(withPruneOptions(program
   .command("plan")
   .description("show what apply would change; exit 0 in sync, 2 changes, 1 error")
   .option("-f, --file <path>", "desired-state file or directory, or - for standard input (repeatable)", repeatable, [])
   .option("--from-synth <dir>", "read the desired state a cdktf synth wrote (cdktf.out, or one stack's directory)")
-  .option("--out <file>", "write the plan as JSON, to apply later with converge apply FILE")
-  .option("--prune", "prune every API an Api document declares, as if each said prune: true", false)
-  .option(
-    "--repair-twins",
-    "also repair identical twin integrations in APIs no Api document prunes (keep the first, retarget routes, delete the others)",
-    false,
-  )
+  .option("--out <file>", "write the plan as JSON, to apply later with converge apply FILE"))
   .option("--target <kind/name>", "plan only this resource (repeatable), e.g. Route/GET /orders", repeatable, [])
   .option("--state <path>", "a terraform state whose converge resources (and cdktf inventories) pruning leaves alone: a file, a directory, a glob, or - (repeatable)", repeatable, [])
   .option("--parallelism <n>", "reads in flight at once", integerIn(1, 256, "a number"), 16))))
@@ -88,18 +82,12 @@ withVariableOptions(withOutputOptions(withConnectionOptions(program
     process.exitCode = await planCommand(options);
   });
 
-withVariableOptions(withOutputOptions(withConnectionOptions(program
+withVariableOptions(withOutputOptions(withConnectionOptions(withPruneOptions(program
   .command("apply")
   .description("make live state match: from -f files, or a plan file written by plan --out")
   .argument("[plan]", "a plan file written by converge plan --out")
   .option("-f, --file <path>", "desired-state file or directory, or - for standard input (repeatable)", repeatable, [])
-  .option("--auto-approve", "apply without asking (required when not on a terminal)", false)
-  .option("--prune", "prune every API an Api document declares, as if each said prune: true", false)
-  .option(
-    "--repair-twins",
-    "also repair identical twin integrations in APIs no Api document prunes (keep the first, retarget routes, delete the others)",
-    false,
-  )
+  .option("--auto-approve", "apply without asking (required when not on a terminal)", false))
   .option("--target <kind/name>", "apply only this resource (repeatable)", repeatable, [])
   .option("--state <path>", "a terraform state whose converge resources (and cdktf inventories) pruning leaves alone: a file, a directory, a glob, or - (repeatable)", repeatable, [])
   .option("--parallelism <n>", "actions in flight at once", integerIn(1, 256, "a number"), 10)
