@@ -1,4 +1,4 @@
-import { Credentials, createClients, invalidRequestTimeout, requestTimeoutMs, timeoutsOfDeadline, type Clients } from "../clients/index.js";
+import { Credentials, createClients, invalidRequestTimeout, requestTimeoutMs, timeoutsOfDeadline, type Clients, type ClientsOptions } from "../clients/index.js";
 import type { OutputFormat } from "../reconcile/render-plan.js";
 import { CliError } from "./cli-error.js";
 import { VARIABLE_ENV_PREFIX } from "../desired/variable-references.js";
@@ -45,7 +45,7 @@ export function parseRateLimit(value: string): { ratePerSecond: number; burst: n
 }
 
 /** Both clients for the flags and environment; the token never leaves the Credentials object. */
-export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env): Clients {
+export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process.env, extra: Pick<ClientsOptions, "onExchange"> = {}): Clients {
   const endpoint = flags.endpoint ?? env.CONVERGE_ENDPOINT;
   if (!endpoint && !(flags.accountEndpoint && flags.gatewayEndpoint)) {
     throw new CliError("no endpoint: pass --endpoint URL or set CONVERGE_ENDPOINT (e.g. http://127.0.0.1:4566 for `converge serve`)");
@@ -68,6 +68,7 @@ export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process
     credentials,
     ...(flags.rateLimit !== undefined ? { rateLimit: { default: parseRateLimit(flags.rateLimit) } } : {}),
     ...(requestMs !== undefined ? { timeouts: timeoutsOfDeadline(requestMs) } : {}),
+    ...extra,
   });
 }
 

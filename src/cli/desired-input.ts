@@ -70,7 +70,7 @@ export function desiredLoadOptions(flags: DesiredFlags, env: NodeJS.ProcessEnv =
  */
 export async function loadDesiredInput(paths: ReadonlyArray<string>, targets: ReadonlyArray<string> = [], options: LoadOptions = {}): Promise<DesiredState> {
   if (paths.length === 0) throw new CliError("no desired state: pass -f FILE_OR_DIRECTORY (repeatable)");
-  const desired = await loadDesiredState(paths, { ...options, onWarning: (warning) => process.stderr.write(`converge: warning: ${warning}\n`) });
+  const desired = await loadDesiredState(paths, { ...options, onWarning: options.onWarning ?? ((warning) => process.stderr.write(`converge: warning: ${warning}\n`)) });
   return targets.length === 0 ? desired : { ...desired, documents: selectTargets(desired.documents, targets) };
 }
 

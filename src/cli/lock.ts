@@ -34,6 +34,18 @@ export interface LockOptions {
   readonly onWait?: (holder: string) => void;
   /** How often to try again while waiting: a random delay in this range. @default [100, 300] */
   readonly retryDelayMs?: readonly [number, number];
+  /** Stops waiting when aborted (a long-running process asked to stop): throws its reason. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** The lock is held by another run and was not released within the wait: the message names the holder. */
+export class LockHeldError extends CliError {
+  /** Who holds it (LockHolder's description). */
+  readonly holder: string;
+  constructor(message: string, holder: string) {
+    super(message);
+    this.holder = holder;
+  }
 }
 
 /** A lock this process holds. */
@@ -68,9 +80,11 @@ export async function acquireLock(file: string, options: LockOptions): Promise<H
       if (code === "ENOENT") throw new CliError(`--lock ${file}: the directory ${dirname(path)} does not exist`);
       if (code !== "ELOCKED") throw new CliError(`--lock ${file}: cannot take the lock: ${(error as Error).message}`);
       if (Date.now() >= deadline) {
-        throw new CliError(`could not take the lock ${file} within ${Math.round(options.timeoutMs / 1000)} s (--lock-timeout): `
-          + `it is held by ${await describeHolder(path, staleMs)}. Nothing was applied; try again once it is released`);
+        const holder = await describeHolder(path, staleMs);
+        throw new LockHeldError(`could not take the lock ${file} within ${Math.round(options.timeoutMs / 1000)} s (--lock-timeout): `
+          + `it is held by ${holder}. Nothing was applied; try again once it is released`, holder);
       }
+      if (options.signal?.aborted) throw options.signal.reason;
       if (!waiting) {
         waiting = true;
         options.onWait?.(await describeHolder(path, staleMs));

@@ -2,12 +2,16 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { isConvergeError } from "../clients/errors.js";
 import { isDesiredStateError } from "../desired/desired-state-error.js";
 import { UNMANAGED_SCOPES } from "../reconcile/unmanaged-scope.js";
+import { RECONCILE_POLICIES } from "../desired/schema.js";
+import { LOG_FORMATS } from "../reconciler/event-log.js";
+import { DEFAULT_FIGHT, DEFAULT_JITTER, DEFAULT_LISTEN, DEFAULT_RETRY_MS } from "../reconciler/reconciler-options.js";
 import type { ApplyFlags } from "./commands/apply-command.js";
 import type { DeleteFlags } from "./commands/delete-command.js";
 import type { DriftFlags, DriftMergeFlags } from "./commands/drift-command.js";
 import type { DriftIgnoreFlags } from "./commands/drift-ignore-command.js";
 import type { ExportFlags } from "./commands/export-command.js";
 import type { PlanFlags } from "./commands/plan-command.js";
+import type { ReconcileFlags } from "./commands/reconcile-command.js";
 import type { RenderFlags } from "./commands/render-command.js";
 import { withConnectionOptions, withOutputOptions, withPruneOptions, withVariableOptions } from "./options.js";
 import type { VariableFlags } from "./variable-flags.js";
@@ -136,6 +140,33 @@ withVariableOptions(withOutputOptions(withConnectionOptions(program
   .action(async (options: DriftFlags) => {
     const { driftCommand } = await import("./commands/drift-command.js");
     process.exitCode = await driftCommand(options);
+  });
+
+withVariableOptions(withConnectionOptions(withPruneOptions(program
+  .command("reconcile")
+  .description("keep live state converged: plan and apply every interval, within the policy and guards set here; serves /healthz, /readyz, /metrics, /status and a status page")
+  .option("-f, --file <path>", "desired-state file or directory, read again every cycle (repeatable; not -: standard input is read once)", repeatable, [])
+  .option("--from-synth <dir>", "the desired state a cdktf synth wrote (cdktf.out, or one stack's directory)")
+  .option("--state <path>", "a terraform state whose converge resources (and cdktf inventories) pruning leaves alone: a file, a directory or a glob (repeatable)", repeatable, [])
+  .option("--interval <duration>", "time between cycles, e.g. 30s, 5m, 1h", "60s")
+  .option("--jitter <fraction>", "spread each wait over ±this fraction of the interval, and the first cycle over [0, fraction × interval] (0: off)", String(DEFAULT_JITTER))
+  .option("--once", "run one cycle and exit: 0 nothing left to change, 2 differences left (observed, or held back by a guard), 1 error", false)
+  .addOption(new Option("--policy <policy>", "correct: create and update what differs, delete where the documents ask; observe: detect and report, never write").choices(RECONCILE_POLICIES).default("correct"))
+  .option("--max-changes <n>", "a cycle that plans more writes than this makes none of them (default: no budget)", integerIn(0, 1_000_000, "a number"))
+  .option("--allow-shrink", "accept a desired state less than half the size of the last good one (else the last good one stays in force and nothing is written)", false)
+  .option("--fight-corrections <n>", "a resource corrected this many times within --fight-cycles cycles is fighting: no longer corrected, reported", integerIn(2, 1000, "a number"), DEFAULT_FIGHT.corrections)
+  .option("--fight-cycles <m>", "the window of cycles --fight-corrections counts in", integerIn(2, 100_000, "a number"), DEFAULT_FIGHT.cycles)
+  .option("--retry-interval <duration>", "the first wait after a failed cycle, doubled after each further failure up to --interval", `${DEFAULT_RETRY_MS / 1000}s`)
+  .option("--cycle-timeout <duration>", "a cycle running longer is stopped and counted as failed", "10m")
+  .option("--lock <file>", "one of the reconcilers sharing FILE reconciles, the others stand by and take over; each cycle holds apply's lock FILE")
+  .option("--listen <host:port>", "where /healthz, /readyz, /metrics, /status and the status page are served (:0 picks a free port)", DEFAULT_LISTEN)
+  .addOption(new Option("--log-format <format>", "text, or json: one JSON object a line").choices(LOG_FORMATS).default("text"))
+  .option("--shard <k/n>", "reconcile only shard K of N (1-based), or auto/N with K from JOB_COMPLETION_INDEX (0-based)")
+  .option("--parallelism <n>", "reads and writes in flight at once", integerIn(1, 256, "a number"), 16)
+  .addOption(new Option("--output <format>", "with --once: the cycle as text, or as JSON (the status's record)").choices(["text", "json"]).default("text")))))
+  .action(async (options: ReconcileFlags) => {
+    const { reconcileCommand } = await import("./commands/reconcile-command.js");
+    process.exitCode = await reconcileCommand(options);
   });
 
 // a command of its own, not `drift merge`: commander hands a subcommand's options to its parent when they share names

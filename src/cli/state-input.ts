@@ -17,14 +17,16 @@ export interface StateInput {
 }
 
 /** Reads the `--state` paths (none: nothing), saying on stderr what each state held. */
-export async function loadStateInput(paths: ReadonlyArray<string>, options: Pick<LoadOptions, "select"> = {}): Promise<StateInput> {
+export async function loadStateInput(paths: ReadonlyArray<string>, options: Pick<LoadOptions, "select" | "onWarning"> = {}): Promise<StateInput> {
   if (paths.length === 0) return { states: [], documents: [], claims: [], apiProtocols: new Map() };
   // loaded only when a state is given: plan, apply and drift of documents alone never pay for it
   const { loadTerraformStates } = await import("../desired/terraform-state.js");
   const states = await loadTerraformStates(paths, options.select ? { select: options.select } : {});
   for (const state of states) {
-    process.stderr.write(`converge: state ${state.file}: ${plural(state.documents.length, "converge resource")}, `
-      + `${plural(state.claims.length, "inventory identity", "inventory identities")}, ${state.skipped} other skipped\n`);
+    const line = `state ${state.file}: ${plural(state.documents.length, "converge resource")}, `
+      + `${plural(state.claims.length, "inventory identity", "inventory identities")}, ${state.skipped} other skipped`;
+    if (options.onWarning) options.onWarning(line);
+    else process.stderr.write(`converge: ${line}\n`);
   }
   return {
     states,
@@ -51,14 +53,18 @@ export interface DriftSourceFlags extends VariableFlags {
  * nothing else (as before states existed), else the hash of it, every state's text and `extra` (the
  * ignore files' texts). Variables are substituted in the -f documents only.
  */
-export async function loadDriftInput(flags: DriftSourceFlags, options: Pick<LoadOptions, "select"> = {}, extra: ReadonlyArray<string> = []): Promise<DriftInput> {
+export async function loadDriftInput(
+  flags: DriftSourceFlags,
+  options: Pick<LoadOptions, "select" | "cache" | "onWarning"> = {},
+  extra: ReadonlyArray<string> = [],
+): Promise<DriftInput> {
   const paths = [...flags.file, ...(flags.fromSynth !== undefined ? synthDesiredFiles(flags.fromSynth) : [])];
   if (paths.length === 0 && flags.state.length === 0) {
     throw new CliError("nothing to compare: pass -f FILE_OR_DIRECTORY, --from-synth DIR or --state PATH (terraform state; - for standard input)");
   }
   const loading = desiredLoadOptions(flags);
   const desired = paths.length > 0 ? await loadDesiredInput(paths, [], { ...options, ...loading }) : undefined;
-  const states = await loadStateInput(flags.state, options);
+  const states = await loadStateInput(flags.state, { ...(options.select ? { select: options.select } : {}), ...(options.onWarning ? { onWarning: options.onWarning } : {}) });
   const fingerprint = states.states.length === 0 && extra.length === 0 && desired
     ? desired.fingerprint
     : fingerprintOf([desired?.fingerprint ?? "", ...states.states.map((state) => state.text), ...extra]);

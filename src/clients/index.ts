@@ -14,6 +14,7 @@ export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 export { collect, paginate, type Listing, type Page } from "./pagination.js";
 export { DEFAULT_MAX_ANSWER_BYTES, DEFAULT_REQUEST_DEADLINE_MS, invalidRequestTimeout, LISTING_BOUNDS, MAX_REQUEST_TIMEOUT_SECONDS, maxPagesOf, requestTimeoutMs, timeoutsOfDeadline, type ListingBound } from "./answer-limits.js";
 export type { AcknowledgedWrite, WriteListener } from "./write-listener.js";
+export type { ExchangeListener, ObservedExchange } from "./exchange-listener.js";
 
 export interface ClientsOptions extends Omit<TransportOptions, "endpoint"> {
   /** Origin of both services. */

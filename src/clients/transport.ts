@@ -14,6 +14,7 @@ import {
 } from "./errors.js";
 import { DEFAULT_MAX_ANSWER_BYTES, DEFAULT_REQUEST_DEADLINE_MS } from "./answer-limits.js";
 import { exchange, isExchangeLimitError, type Answer, type ExchangeLimits } from "./exchange.js";
+import { exchangeListenerLayer, type ExchangeListener } from "./exchange-listener.js";
 import { AdaptiveRateLimiter, rateLimitLayer, type RateLimiterOptions } from "./rate-limiter.js";
 import { DEFAULT_RETRY_POLICY, retryLayer, type RetryPolicy } from "./retry.js";
 import { composeLayers, type Send, type WireRequest, type WireResponse } from "./wire.js";
@@ -58,6 +59,8 @@ export interface TransportOptions {
    * rejected with a ContractViolationError (never retried). @default 64 MiB (DEFAULT_MAX_ANSWER_BYTES)
    */
   readonly maxAnswerBytes?: number;
+  /** Told of every attempt sent, retries included, with its answer's status (see {@link ExchangeListener}). */
+  readonly onExchange?: ExchangeListener | undefined;
 }
 
 /** One call of an operation: what to send, whether resending is safe, and the contract of the answer. */
@@ -149,7 +152,11 @@ export class Transport {
     this.limiter = options.rateLimit === false ? undefined : new AdaptiveRateLimiter(options.rateLimit ?? {});
     const policy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.#send = composeLayers(
-      [retryLayer(policy, this.#decode), ...(this.limiter ? [rateLimitLayer(this.limiter)] : [])],
+      [
+        retryLayer(policy, this.#decode),
+        ...(this.limiter ? [rateLimitLayer(this.limiter)] : []),
+        ...(options.onExchange ? [exchangeListenerLayer(options.onExchange)] : []),
+      ],
       (request) => this.#dispatch(request),
     );
   }

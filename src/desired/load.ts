@@ -6,6 +6,7 @@ import { readBoundedFile, unreadable } from "./desired-file.js";
 import { DesiredStateError, type DesiredStateProblem } from "./desired-state-error.js";
 import { parseJsonText } from "./json-documents.js";
 import { LineIndex } from "./line-index.js";
+import { loadCacheKey, type LoadCache } from "./load-cache.js";
 import type { LoadedDocument } from "./loaded-document.js";
 import { RawDocument, type TextRegion } from "./raw-document.js";
 import type { Document } from "./schema.js";
@@ -64,6 +65,8 @@ export interface LoadOptions {
   readonly verbatimPaths?: ReadonlyArray<string> | undefined;
   /** What the path `-` reads. @default process.stdin */
   readonly stdin?: NodeJS.ReadableStream | undefined;
+  /** Reuses what an earlier load with the same options parsed of files whose text (and variables) did not change (load-cache.ts). */
+  readonly cache?: LoadCache | undefined;
 }
 
 /** The path that reads standard input, once; its documents are located as `<stdin>:line:column`. */
@@ -96,7 +99,9 @@ export async function loadDesiredState(paths: ReadonlyArray<string>, options: Lo
   for (const warning of warnings) options.onWarning?.(warning);
   const variables = options.variables ? await resolveVariables(options.variables, cwd, problems) : undefined;
   const reading: Reading = { documents: [], problems, texts: [], skipped: 0, used: new Set() };
+  options.cache?.begin();
   for (const file of files) await loadFile(file, display(file), verbatim.has(file) ? undefined : variables, options, reading);
+  options.cache?.end();
   if (files.length === 0 && problems.length === 0) {
     problems.push({ file: paths.join(", ") || "(none)", line: 1, column: 1, path: "", message: "no desired-state files (.yaml, .yml, .json) found" });
   }
@@ -138,6 +143,30 @@ async function loadFile(file: string, name: string, variables: Variables | undef
     return;
   }
   reading.texts.push(text);
+  if (!options.cache || file === STDIN_PATH) {
+    parseFile(text, name, variables, options, reading);
+    return;
+  }
+  const key = loadCacheKey(name, text, variables);
+  const cached = options.cache.find(key);
+  if (cached) {
+    reading.documents.push(...cached.documents);
+    reading.problems.push(...cached.problems);
+    reading.skipped += cached.skipped;
+    for (const used of cached.used) reading.used.add(used);
+    return;
+  }
+  const own: Reading = { documents: [], problems: [], texts: [], skipped: 0, used: new Set() };
+  parseFile(text, name, variables, options, own);
+  options.cache.keep(key, own);
+  reading.documents.push(...own.documents);
+  reading.problems.push(...own.problems);
+  reading.skipped += own.skipped;
+  for (const used of own.used) reading.used.add(used);
+}
+
+/** Parses and validates one file's text into `reading`, substituting `variables` when given. */
+function parseFile(text: string, name: string, variables: Variables | undefined, options: LoadOptions, reading: Reading): void {
   let validate: Validate = validateDocument;
   if (variables) {
     const mayHold = scanReferences(text, reading.used);

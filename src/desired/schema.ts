@@ -10,6 +10,16 @@ import { acceptingVariables } from "./json-schema-variables.js";
 
 const Ensure = z.enum(["present", "absent"], { error: 'expected "present" or "absent"' }).default("present");
 
+/**
+ * What the continuous reconciler (`converge reconcile`) may do with a document's resource: correct
+ * it (the default, as `--policy correct`) or only observe and report it, as Crossplane's
+ * `managementPolicies: [Observe]` and Argo CD's manual sync. `converge apply`, a person's explicit
+ * run, writes what it plans either way (docs/manual/continuous-reconcile.md, "Policies").
+ */
+export const RECONCILE_POLICIES = ["correct", "observe"] as const;
+export type ReconcilePolicy = (typeof RECONCILE_POLICIES)[number];
+const Policy = z.enum(RECONCILE_POLICIES, { error: 'expected "correct" or "observe"' }).optional();
+
 /** An API by ID, or `{name}` looked up among the caller's APIs. */
 export const ApiRef = z.union([
   z.string().regex(/^[a-z0-9]{10}$/, { error: "expected an apiId (10 lower-case letters or digits) or {name: <api name>}" }),
@@ -40,6 +50,7 @@ const AlternateContactAbsentSpec = z.strictObject({ type: AlternateContactType }
 
 export const AlternateContactDocument = z.strictObject({
   kind: z.literal("AlternateContact"),
+  policy: Policy,
   account: AccountId.optional(),
   ensure: Ensure,
   spec: z.union([AlternateContactSpec, AlternateContactAbsentSpec]),
@@ -60,6 +71,7 @@ export type IntegrationSpec = z.infer<typeof IntegrationSpec>;
 
 export const IntegrationDocument = z.strictObject({
   kind: z.literal("Integration"),
+  policy: Policy,
   name: LogicalName,
   api: ApiRef,
   ensure: Ensure,
@@ -84,6 +96,7 @@ export type RouteSpec = z.infer<typeof RouteSpec>;
 
 export const RouteDocument = z.strictObject({
   kind: z.literal("Route"),
+  policy: Policy,
   /** Optional logical name, for --target and messages. @default the route key */
   name: LogicalName.optional(),
   api: ApiRef,
@@ -93,6 +106,7 @@ export const RouteDocument = z.strictObject({
 
 export const RegionOptInDocument = z.strictObject({
   kind: z.literal("RegionOptIn"),
+  policy: Policy,
   account: AccountId.optional(),
   ensure: z.literal("present", { error: 'RegionOptIn does not take ensure: absent; declare enabled: false to opt out of a Region' }).default("present"),
   spec: z.strictObject({ region: RegionName, enabled: z.boolean() }),
@@ -100,6 +114,7 @@ export const RegionOptInDocument = z.strictObject({
 
 export const ApiDocument = z.strictObject({
   kind: z.literal("Api"),
+  policy: Policy,
   api: ApiRef,
   ensure: z.literal("present", { error: "converge does not create or delete APIs; remove the document instead of ensure: absent" }).default("present"),
   spec: z.strictObject({

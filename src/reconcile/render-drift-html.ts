@@ -169,9 +169,19 @@ function renderResource(resource: DriftResource, out: string[]): void {
   out.push("</div>\n");
 }
 
-/** The whole page. Pure: the same report gives the same bytes. */
-export function renderDriftAsHtml(report: DriftReport): string {
-  const title = driftTitle(report);
+/** What another face of converge puts around a drift report on its page (the continuous reconciler's status page). */
+export interface HtmlPageOptions {
+  /** The page's heading, instead of "converge drift". */
+  readonly title?: string | undefined;
+  /** Lines shown under the headline, each a paragraph (plain text). */
+  readonly notices?: ReadonlyArray<string> | undefined;
+  /** Reload the page this often (a status page left open). */
+  readonly refreshSeconds?: number | undefined;
+}
+
+/** The whole page. Pure: the same report (and options) give the same bytes. */
+export function renderDriftAsHtml(report: DriftReport, options: HtmlPageOptions = {}): string {
+  const title = options.title ?? driftTitle(report);
   const byGroup = new Map<PageGroup, DriftResource[]>(PAGE_ORDER.map((group) => [group, []]));
   for (const resource of report.resources) byGroup.get(groupOf(resource))!.push(resource);
   const kinds = [...new Set(report.resources.map((resource) => resource.kind))].sort();
@@ -179,9 +189,11 @@ export function renderDriftAsHtml(report: DriftReport): string {
     "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
     `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(CONTENT_SECURITY_POLICY)}">\n`,
     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"referrer\" content=\"no-referrer\">\n",
+    options.refreshSeconds !== undefined ? `<meta http-equiv="refresh" content="${Math.max(1, Math.round(options.refreshSeconds))}">\n` : "",
     `<title>${escapeHtml(`${title}: ${driftSummaryLine(report)}`)}</title>\n`,
     `<style>${STYLE}</style>\n</head>\n<body>\n<header>\n`,
     `<h1>${escapeHtml(title)}</h1>\n<p class="headline">${escapeHtml(driftHeadline(report))}</p>\n`,
+    ...(options.notices ?? []).map((notice) => `<p class="notice">${escapeHtml(notice)}</p>\n`),
     `<p class="meta">Live state read at <time datetime="${escapeHtml(report.generatedAt)}">${escapeHtml(report.generatedAt)}</time>`
       + ` · ${report.resources.length.toLocaleString("en-US")} resources`
       + ` · desired state <code title="desiredFingerprint">${escapeHtml(report.desiredFingerprint.slice(0, 12))}</code>`

@@ -26,7 +26,8 @@ const ALLOWED: Readonly<Record<string, ReadonlyArray<string>>> = {
   "src/reconcile": ["src/reconcile", "src/desired", "src/clients", "src/contract"],
   "src/provider/runtime": ["src/provider/runtime", "src/contract"],
   "src/provider": ["src/provider", "src/provider/runtime", "src/reconcile", "src/desired", "src/clients", "src/contract"],
-  "src/cli": ["src/cli", "src/reconcile", "src/desired", "src/clients", "src/service", "src/contract", "src/input-limits"],
+  "src/reconciler": ["src/reconciler", "src/reconcile", "src/desired", "src/clients", "src/contract"],
+  "src/cli": ["src/cli", "src/reconciler", "src/reconcile", "src/desired", "src/clients", "src/service", "src/contract", "src/input-limits"],
   "constructs": ["constructs", "src/desired", "src/contract"],
 };
 
@@ -195,6 +196,8 @@ describe("kind and operation names", () => {
  */
 describe("terraform type names", () => {
   const NAMING_SOURCE = "src/desired/terraform-attributes.ts";
+  // the continuous reconciler's Prometheus metrics share the prefix (`converge_resources`): names of another namespace, not terraform types
+  const METRIC_NAMES_SOURCE = "src/reconciler/metrics.ts";
   // a type begins the literal or follows a dot or a quote; `terraform-provider-converge_v1` names an executable (src/cli/release/release-names.ts)
   const TYPE_NAME = /(?<![\w-])converge_/;
 
@@ -237,7 +240,7 @@ describe("terraform type names", () => {
 
   it("writes terraform type names only in src/desired/terraform-attributes.ts", () => {
     expect(FILES).toContain(NAMING_SOURCE);
-    expect(FILES.filter((file) => file !== NAMING_SOURCE).flatMap(typeNamesWritten)).toEqual([]);
+    expect(FILES.filter((file) => file !== NAMING_SOURCE && file !== METRIC_NAMES_SOURCE).flatMap(typeNamesWritten)).toEqual([]);
   });
 });
 
