@@ -114,6 +114,8 @@ export class FightTracker {
   readonly #limits: { readonly corrections: number; readonly cycles: number };
   readonly #history = new Map<string, { cycles: number[]; fields: Set<string>; document: string }>();
   readonly #fighting = new Map<string, Fight & { readonly document: string }>();
+  /** Resources seen live (in sync or corrected): a create of one of them is a correction. */
+  readonly #seen = new Set<string>();
 
   constructor(limits: { readonly corrections: number; readonly cycles: number }) {
     this.#limits = limits;
@@ -130,8 +132,17 @@ export class FightTracker {
     return fight;
   }
 
-  /** Records a correction made in `cycle`; answers the fight it starts, if it is the one too many. */
-  corrected(address: string, cycle: number, fields: ReadonlyArray<string>, document: string): Fight | undefined {
+  /**
+   * Records a correction made in `cycle`; answers the fight it starts, if it is the one too many. A
+   * create counts only for a resource this process saw before (in sync, or corrected): something
+   * deleted it; the first create of a resource is no correction.
+   */
+  corrected(address: string, cycle: number, fields: ReadonlyArray<string>, document: string, created = false): Fight | undefined {
+    if (created && !this.#seen.has(address)) {
+      this.#seen.add(address);
+      return undefined;
+    }
+    this.#seen.add(address);
     const entry = this.#history.get(address);
     const history = entry && entry.document === document ? entry : { cycles: [], fields: new Set<string>(), document };
     history.cycles = [...history.cycles.filter((at) => at > cycle - this.#limits.cycles), cycle];
@@ -145,6 +156,7 @@ export class FightTracker {
 
   /** A resource found in sync: its fight, if any, is over. */
   inSync(address: string): void {
+    this.#seen.add(address);
     this.#fighting.delete(address);
     this.#history.delete(address);
   }

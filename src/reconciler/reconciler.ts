@@ -87,13 +87,24 @@ export class Reconciler {
     return this.#running;
   }
 
-  /** One cycle now (taking apply's lock for it when there is one), then the clients are closed. */
+  /** One cycle now (taking apply's lock for it when there is one), then the clients are closed (`--once`). */
   async runOnce(): Promise<CycleRecord> {
     try {
-      return await this.#cycleUnderLock();
+      return await this.cycleNow();
     } finally {
       await this.#clients.close();
     }
+  }
+
+  /** One cycle now, outside the loop (which must not be running): what runOnce and tests step through. */
+  cycleNow(): Promise<CycleRecord> {
+    if (this.#running) throw new Error("cycleNow: the loop is running; use trigger()");
+    return this.#cycleUnderLock();
+  }
+
+  /** Closes the clients of a reconciler stepped with cycleNow. */
+  close(): Promise<void> {
+    return this.#clients.close();
   }
 
   /** Runs a cycle as soon as possible: now when waiting, right after the cycle under way otherwise. A trigger is never lost. */

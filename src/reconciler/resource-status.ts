@@ -47,6 +47,6 @@ function writtenStatus(
     return { ...resource, state: "unknown", reason: `the correction (${write.type}) failed: ${write.error ?? "no reason given"}` };
   }
   if (write.status === "skipped") return { ...resource, state: resource.outcome, reason: "not corrected: the reconciler was stopping" };
-  context.fights.corrected(resource.address, number, action.changes.map((change) => change.path), documentHash(planned.actionDocuments.get(action)));
+  context.fights.corrected(resource.address, number, action.changes.map((change) => change.path), documentHash(planned.actionDocuments.get(action)), write.type === "create");
   return { ...resource, state: "corrected", reason: `corrected in cycle ${number} (${write.type})` };
 }
