@@ -112,7 +112,7 @@ export interface Fight {
  */
 export class FightTracker {
   readonly #limits: { readonly corrections: number; readonly cycles: number };
-  readonly #history = new Map<string, { cycles: number[]; fields: Set<string>; document: string }>();
+  readonly #history = new Map<string, { readonly corrections: ReadonlyArray<{ readonly cycle: number; readonly fields: ReadonlyArray<string> }>; readonly document: string }>();
   readonly #fighting = new Map<string, Fight & { readonly document: string }>();
   /** Resources seen live (in sync or corrected): a create of one of them is a correction. */
   readonly #seen = new Set<string>();
@@ -144,12 +144,12 @@ export class FightTracker {
     }
     this.#seen.add(address);
     const entry = this.#history.get(address);
-    const history = entry && entry.document === document ? entry : { cycles: [], fields: new Set<string>(), document };
-    history.cycles = [...history.cycles.filter((at) => at > cycle - this.#limits.cycles), cycle];
-    for (const field of fields) history.fields.add(field);
-    this.#history.set(address, history);
-    if (history.cycles.length < this.#limits.corrections) return undefined;
-    const fight = { corrections: history.cycles.length, cycles: this.#limits.cycles, fields: [...history.fields].sort(), since: cycle, document };
+    const earlier = entry && entry.document === document ? entry.corrections.filter((at) => at.cycle > cycle - this.#limits.cycles) : [];
+    const corrections = [...earlier, { cycle, fields }];
+    this.#history.set(address, { corrections, document });
+    if (corrections.length < this.#limits.corrections) return undefined;
+    const corrected = [...new Set(corrections.flatMap((at) => at.fields))].sort();
+    const fight = { corrections: corrections.length, cycles: this.#limits.cycles, fields: corrected, since: cycle, document };
     this.#fighting.set(address, fight);
     return fight;
   }
