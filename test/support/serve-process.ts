@@ -26,6 +26,8 @@ export interface ServeProcess {
 }
 
 export interface ServeProcessOptions {
+  /** The port to listen on (a restart on the port an earlier process had). @default 0: a free one */
+  readonly port?: number;
   readonly worldFile?: string;
   readonly stateFile?: string;
   /** `--request-timeout SECONDS`. @default the CLI's default */
@@ -51,7 +53,7 @@ export function startServeProcess(options: ServeProcessOptions = {}): Promise<Se
     ...(options.nodeArgs ?? []),
     ...converge.args,
     "serve",
-    "--port", "0",
+    "--port", String(options.port ?? 0),
     ...(options.worldFile !== undefined ? ["--world", options.worldFile] : []),
     ...(options.stateFile !== undefined ? ["--state-file", options.stateFile] : []),
     ...(options.requestTimeoutSeconds !== undefined ? ["--request-timeout", String(options.requestTimeoutSeconds)] : []),
