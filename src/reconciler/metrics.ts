@@ -11,6 +11,9 @@ import { GUARD_NAMES } from "./guards.js";
  * never by resource (one series per resource would grow with the estate). prom-client writes the
  * exposition format; its default metrics add the process's (`process_*`, `nodejs_*`).
  */
+/** prom-client's default gauges named `_total`, which `promtool check metrics` reports. */
+const MISNAMED_DEFAULT_METRICS = ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"] as const;
+
 export class ReconcilerMetrics {
   readonly registry = new Registry();
   readonly #cycles = new Counter({ name: "converge_reconcile_cycles_total", help: "Cycles run, by result (success, drift, refused, error).", labelNames: ["result"], registers: [this.registry] });
@@ -33,7 +36,11 @@ export class ReconcilerMetrics {
   readonly #info = new Gauge({ name: "converge_reconciler_info", help: "1, labelled by the reconciler's version, policy and shard.", labelNames: ["version", "policy", "shard"], registers: [this.registry] });
 
   constructor(options: { readonly withLock: boolean; readonly version: string; readonly policy: string; readonly shard: string; readonly processMetrics?: boolean }) {
-    if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    if (options.processMetrics !== false) {
+      collectDefaultMetrics({ register: this.registry });
+      // prom-client names these gauges with a counter's suffix, which promtool (rightly) refuses: left out
+      for (const name of MISNAMED_DEFAULT_METRICS) this.registry.removeSingleMetric(name);
+    }
     this.#lockHeld = options.withLock
       ? new Gauge({ name: "converge_lock_held", help: "1 while this instance holds the reconciler's lock (it reconciles), 0 while it stands by.", registers: [this.registry] })
       : undefined;
