@@ -96,6 +96,26 @@ describe("converge reconcile, running", () => {
     expect((await route("GET /orders"))!.authorizationScopes).toEqual(["orders.admin"]);
     expect(await reconcile.metric('converge_resources{kind="Route",state="drifted"}')).toBe(1);
     expect(await reconcile.metric('converge_reconcile_cycles_total{result="drift"}')).toBeGreaterThanOrEqual(3);
+
+    // the status's resources are drift's, with the same identities and fields
+    const drift = await runCli(["drift", "-f", desired, "--output", "json"], { env });
+    expect(drift.code).toBe(2);
+    const reported = (JSON.parse(drift.stdout) as { resources: unknown[] }).resources;
+    const observed = (await reconcile.status()).last!.resources.map(({ state: _state, withheld: _withheld, ...resource }) => resource);
+    expect(observed).toEqual(reported);
+  });
+
+  it("runs a cycle at once on POST /reconcile and on SIGHUP, however long the interval", async () => {
+    const { start } = await fixture("triggers", ALL);
+    const reconcile = await start(["--interval", "1h"]);
+    const first = await cycleAfter(reconcile, 0);
+    const posted = await reconcile.request("/reconcile", "POST");
+    expect(posted.status).toBe(202);
+    const second = await cycleAfter(reconcile, first.last!.cycle, 10_000);
+    reconcile.child.kill("SIGHUP");
+    const third = await cycleAfter(reconcile, second.last!.cycle, 10_000);
+    expect(third.last!.result).toBe("success");
+    expect(Date.parse(third.nextCycleAt!)).toBeGreaterThan(Date.now() + 30 * 60_000);
   });
 
   it("makes no write for a broken file or a checkout caught half-synced, and deletes a route removed on purpose", async () => {

@@ -27,6 +27,7 @@ export interface ReconcileStatus {
   readonly phase: string;
   readonly cycle: number;
   readonly ready: boolean;
+  readonly nextCycleAt?: string;
   readonly last: null | {
     readonly cycle: number;
     readonly result: string;
