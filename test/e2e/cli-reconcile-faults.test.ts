@@ -34,6 +34,14 @@ async function requestsSent(reconcile: ReconcileProcess): Promise<number> {
   return text.split("\n").filter((line) => line.startsWith("converge_requests_total{")).reduce((sum, line) => sum + Number(line.split(" ").at(-1)), 0);
 }
 
+/** The first cycle after cycle `after` that ends in success. */
+function successAfter(reconcile: ReconcileProcess, after: number): Promise<ReconcileStatus> {
+  return eventually(`a cycle in success after cycle ${after}`, async () => {
+    const status = await reconcile.status();
+    return status.last && status.last.cycle > after && status.last.result === "success" ? status : undefined;
+  }, 30_000);
+}
+
 describe("converge reconcile when the endpoint fails", () => {
   it("backs off, reports unknown and never exits under faults, and converges within two intervals once they stop or the service is back", async () => {
     root = await mkdtemp(join(tmpdir(), "converge-reconcile-faults-"));
@@ -81,10 +89,7 @@ describe("converge reconcile when the endpoint fails", () => {
     serve = await startServeProcess({ worldFile: healthy, stateFile, port });
     processes.push(serve);
     const restartedAt = (await reconcile.status()).cycle;
-    const converged = await eventually("a cycle in success after the faults stopped", async () => {
-      const status = await reconcile.status();
-      return status.last && status.last.cycle > restartedAt && status.last.result === "success" ? status : undefined;
-    }, 30_000);
+    const converged = await successAfter(reconcile, restartedAt);
     expect(converged.last!.cycle).toBeLessThanOrEqual(restartedAt + 2);
     expect((await runCli(["plan", "-f", desired], { env })).code).toBe(0);
 
@@ -98,10 +103,7 @@ describe("converge reconcile when the endpoint fails", () => {
     serve = await startServeProcess({ worldFile: healthy, stateFile, port });
     processes.push(serve);
     const backAt = (await reconcile.status()).cycle;
-    const back = await eventually("a cycle in success after the service came back", async () => {
-      const status = await reconcile.status();
-      return status.last && status.last.cycle > backAt && status.last.result === "success" ? status : undefined;
-    }, 30_000);
+    const back = await successAfter(reconcile, backAt);
     expect(back.last!.cycle).toBeLessThanOrEqual(backAt + 2);
     expect(reconcile.child.exitCode).toBeNull();
   }, (FAULT_SECONDS + 120) * 1000);
