@@ -79,6 +79,11 @@ export class ReconcilerMetrics {
     for (const guard of GUARD_NAMES) this.#guarding.set({ guard }, active.get(guard) ?? 0);
   }
 
+  /** A cycle that threw instead of ending (its lock not taken in time): counted as an error. */
+  cycleDidNotEnd(): void {
+    this.#cycles.inc({ result: "error" });
+  }
+
   lockHeld(held: boolean): void {
     this.#lockHeld?.set(held ? 1 : 0);
   }

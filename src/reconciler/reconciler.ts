@@ -188,8 +188,9 @@ export class Reconciler {
       await this.#sleep(wait);
       if (this.#stopping) break;
       if (this.#leadership?.signal.aborted) continue;
-      const record = await this.#cycleUnderLock();
-      const timing = { failed: record.result === "error", throttled: record.throttled, retryAfterMs: this.#meter.retryAfterMs };
+      const record = await this.#cycleUnderLock().catch((error: unknown) => this.#unexpected(error));
+      if (this.#stopping) break;
+      const timing = { failed: record === undefined || record.result === "error", throttled: record?.throttled ?? false, retryAfterMs: this.#meter.retryAfterMs };
       const next = nextWait(timing, this.#failures, options, this.#random);
       this.#failures = next.failures;
       wait = this.#pending !== undefined ? 0 : next.waitMs;
@@ -263,6 +264,18 @@ export class Reconciler {
     this.#deps.metrics.observeCycle(record);
     this.#deps.log.cycle(record);
     return record;
+  }
+
+  /**
+   * A cycle that threw instead of ending in a record (its lock not taken before its deadline, or a
+   * bug): logged, and counted as a failure, so that the loop backs off and goes on; it never exits.
+   */
+  #unexpected(error: unknown): undefined {
+    if (this.#stopping) return undefined;
+    const message = error instanceof Error ? error.message : String(error);
+    this.#deps.log.event("error", "cycle", `a cycle did not end: ${message}`, { error: message });
+    this.#deps.metrics.cycleDidNotEnd();
+    return undefined;
   }
 
   /** Stands by until the reconciler's lock is free and taken, or the reconciler stops. */

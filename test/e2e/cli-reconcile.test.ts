@@ -241,6 +241,13 @@ describe("converge reconcile, stopping", () => {
     expect(actions.filter((action) => action.type === "create")).toHaveLength(24 - live.length);
   }, 60_000);
 
+  it("exits 1 naming the directory when its --lock cannot be taken at all", async () => {
+    const { start, directory } = await fixture("no-lock-dir", ALL);
+    const reconcile = await start(["--interval", "1s", "--lock", join(directory, "missing", "reconcile.lock")]);
+    expect(await reconcile.exited).toEqual({ code: 1, signal: null });
+    expect(reconcile.stderr()).toContain(`the directory ${join(directory, "missing")} does not exist`);
+  });
+
   it("refuses standard input as its desired state, which a loop cannot read again", async () => {
     const result = await runCli(["reconcile", "-f", "-", "--once"], { env: { CONVERGE_ENDPOINT: "http://127.0.0.1:9", CONVERGE_TOKEN: "x" } });
     expect(result.code).toBe(1);

@@ -178,6 +178,12 @@ function waitForSignals(running: Awaited<ReturnType<typeof startReconciling>>): 
     process.on("SIGHUP", onHup);
     process.on("SIGINT", onStop);
     process.on("SIGTERM", onStop);
+    // the loop ends only when stopped, or when its lock cannot be taken at all (a directory that does not exist)
+    running.done.catch(async (error: unknown) => {
+      process.stderr.write(`converge: ${error instanceof Error ? error.message : String(error)}\n`);
+      await running.stop().catch(() => undefined);
+      resolve(1);
+    });
   });
 }
 
