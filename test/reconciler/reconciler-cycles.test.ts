@@ -1,3 +1,4 @@
+import { rm, writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { readAndPlan } from "../../src/reconcile/reconcile.js";
 import { loadDesiredState } from "../../src/desired/load.js";
@@ -215,6 +216,32 @@ describe("fights and refusals", () => {
     expect(second.resources.find((resource) => resource.address === `Route/${API_ID}/GET /renamed`)).toMatchObject({ state: "refused", withheld: { guard: "protection" } });
     expect(h.world.service.requests.count({ operation: "UpdateRoute" })).toBe(0);
     expect(Number((await h.metrics.text()).match(/converge_guard_refusals_total\{guard="protection"\} (\d+)/)?.[1])).toBe(refusals(first).length);
+  });
+});
+
+describe("with terraform states (--state)", () => {
+  it("never prunes what a state manages, and prunes what nothing declares", async () => {
+    const h = await start({ "api.yaml": FILES.api, "routes.yaml": FILES.routes });
+    const managed = await h.world.clients.gateway.createRoute(API_ID, { routeKey: "GET /terraform" });
+    const stray = await h.world.clients.gateway.createRoute(API_ID, { routeKey: "GET /stray" });
+    const state = {
+      version: 4, terraform_version: "1.11.4", serial: 1, lineage: "reconciler", outputs: {},
+      resources: [{
+        mode: "managed", type: "converge_route", name: "terraform", provider: 'provider["registry.terraform.io/converge/converge"]',
+        instances: [{ schema_version: 0, attributes: { id: `${API_ID}/${managed.routeId}`, api_id: API_ID, route_id: managed.routeId, api_gateway_managed: false, route_key: "GET /terraform" } }],
+      }],
+    };
+    const stateFile = `${h.directory}.tfstate`;
+    await writeFile(stateFile, JSON.stringify(state));
+    const reconciler = h.reconciler({}, undefined, [stateFile]);
+    await reconciler.cycleNow();
+    const second = await reconciler.cycleNow();
+    expect(second.writes).toEqual([expect.objectContaining({ address: `Route/${API_ID}/GET /stray`, type: "delete", status: "done" })]);
+    const keys = (await h.live()).routes.map((route) => route.routeKey).sort();
+    expect(keys).toEqual(["$default", "GET /orders", "GET /terraform", "POST /orders"]);
+    expect(stray.routeId).not.toBe(managed.routeId);
+    expect(second.resources.find((resource) => resource.address === `Route/${API_ID}/GET /terraform`)).toMatchObject({ state: "in-sync", source: { address: "converge_route.terraform" } });
+    await rm(stateFile);
   });
 });
 

@@ -52,8 +52,8 @@ export interface Harness {
   readonly metrics: ReconcilerMetrics;
   write(file: string, text: string): Promise<void>;
   remove(file: string): Promise<void>;
-  /** A reconciler of the directory's files against the world (stepped with cycleNow; closed with the harness). */
-  reconciler(options?: Partial<ReconcilerOptions>, lock?: LockProvider): Reconciler;
+  /** A reconciler of the directory's files (and terraform states) against the world (stepped with cycleNow; closed with the harness). */
+  reconciler(options?: Partial<ReconcilerOptions>, lock?: LockProvider, states?: ReadonlyArray<string>): Reconciler;
   /** The API's live routes and integrations. */
   live(): Promise<{ routes: Route[]; integrations: Integration[] }>;
   close(): Promise<void>;
@@ -87,10 +87,10 @@ export async function startHarness(files: Readonly<Record<string, string>>, worl
     metrics,
     write: (file, text) => writeFile(join(directory, file), text),
     remove: (file) => unlink(join(directory, file)),
-    reconciler(options = {}, lock) {
+    reconciler(options = {}, lock, states = []) {
       const reconciler = new Reconciler({
         connect: (onExchange) => clientsFor(started.service, "admin-token", { onExchange }),
-        source: directorySource(directory),
+        source: directorySource(directory, states),
         lock,
         log: new EventLog((line) => logged.push(line)),
         metrics,
@@ -109,9 +109,9 @@ export async function startHarness(files: Readonly<Record<string, string>>, worl
 }
 
 /** The desired state of a directory, as the CLI's reconcile loads it (a cache of unchanged files). */
-export function directorySource(directory: string): DesiredSource {
+export function directorySource(directory: string, states: ReadonlyArray<string> = []): DesiredSource {
   const cache = new LoadCache();
-  return { load: () => loadDriftInput({ file: [directory], state: [] }, { cache, onWarning: () => undefined }) };
+  return { load: () => loadDriftInput({ file: [directory], state: states }, { cache, onWarning: () => undefined }) };
 }
 
 export async function liveOf(clients: Clients): Promise<{ routes: Route[]; integrations: Integration[] }> {
