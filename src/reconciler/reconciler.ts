@@ -120,6 +120,7 @@ export class Reconciler {
    */
   async stop(): Promise<void> {
     if (this.#phase === "stopped") return;
+    const started = this.#now();
     this.#phase = "stopping";
     this.#stopWrites.abort();
     this.#wake?.();
@@ -131,6 +132,7 @@ export class Reconciler {
       await this.#resign();
       await this.#clients.close();
       this.#phase = "stopped";
+      this.#deps.log.event("info", "stop", `stopped after ${this.#now().getTime() - started.getTime()} ms: the lock (if any) released`);
     }
   }
 

@@ -73,7 +73,7 @@ export async function reconcileCommand(flags: ReconcileFlags, env: NodeJS.Proces
   if (!listen) return exitCodeOf(await printOnce(await new Reconciler(deps).runOnce(), flags.output));
   const running = await startReconciling(deps, listen.host, listen.port);
   process.stdout.write(`listening on ${running.endpoints.url}\n`);
-  return waitForSignals(running);
+  return waitForSignals(running, log);
 }
 
 function reconcilerOptions(flags: ReconcileFlags, env: NodeJS.ProcessEnv): ReconcilerOptions {
@@ -154,24 +154,24 @@ function lockProvider(file: string): LockProvider {
 }
 
 /** Runs until SIGTERM or SIGINT (a second one ends the process at once); SIGHUP runs a cycle now. */
-function waitForSignals(running: Awaited<ReturnType<typeof startReconciling>>): Promise<number> {
+function waitForSignals(running: Awaited<ReturnType<typeof startReconciling>>, log: EventLog): Promise<number> {
   return new Promise((resolve) => {
     let stopping = false;
     const onHup = () => running.reconciler.trigger("SIGHUP");
     const onStop = (signal: NodeJS.Signals) => {
       if (stopping) {
-        process.stderr.write(`converge reconcile: ${signal} again: stopped at once; a write under way may or may not have been made (the next cycle converges it)\n`);
+        log.event("warn", "stop", `${signal} again: stopped at once; a write under way may or may not have been made (the next cycle converges it)`, { signal });
         process.exit(signal === "SIGINT" ? 130 : 143);
       }
       stopping = true;
-      process.stderr.write(`converge reconcile: ${signal} received: the writes under way finish, no other starts (${signal} again to stop at once)\n`);
+      log.event("info", "stop", `${signal} received: the writes under way finish, no other starts (${signal} again to stop at once)`, { signal });
       running.stop().then(() => {
         process.off("SIGHUP", onHup);
         process.off("SIGINT", onStop);
         process.off("SIGTERM", onStop);
         resolve(0);
       }, (error: unknown) => {
-        process.stderr.write(`converge reconcile: error while stopping: ${error instanceof Error ? error.message : String(error)}\n`);
+        log.event("error", "stop", `error while stopping: ${error instanceof Error ? error.message : String(error)}`);
         resolve(1);
       });
     };
@@ -180,7 +180,7 @@ function waitForSignals(running: Awaited<ReturnType<typeof startReconciling>>): 
     process.on("SIGTERM", onStop);
     // the loop ends only when stopped, or when its lock cannot be taken at all (a directory that does not exist)
     running.done.catch(async (error: unknown) => {
-      process.stderr.write(`converge: ${error instanceof Error ? error.message : String(error)}\n`);
+      log.event("error", "stop", `converge: ${error instanceof Error ? error.message : String(error)}`);
       await running.stop().catch(() => undefined);
       resolve(1);
     });
