@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlClient, collect, createClients, Credentials } from "../../src/clients/index.js";
 import { convergeCommandLine, PACKAGE_ROOT } from "../support/converge-command.js";
 import { runProcess, type ProcessResult } from "../support/run-process.js";
-import { installProvider, type ProviderHome } from "../provider/terraform-fixture.js";
+import { describeTerraform, installProvider, TerraformDir, type ProviderHome } from "../provider/terraform-fixture.js";
+import { startTestService } from "../../src/testing/index.js";
 import { TempDirs } from "../e2e/e2e-fixture.js";
 import type { WorkflowStep } from "./workflow-fixture.js";
 
@@ -168,6 +169,33 @@ describe("examples/testing/github-actions.yml", () => {
       expect((await control.worlds()).map((world) => world.id)).toEqual(["default"]);
       expect(new Set((await control.requests()).map((entry) => entry.world).filter((world) => world !== "default")).size).toBe(2);
     }
+
+    it("points converge's provider at an isolated world by its endpoint and token: the module's apply and destroy stay in that world", { timeout: TIMEOUT_MS }, async () => {
+      const double = await startTestService();
+      try {
+        const world = await double.control.createWorld();
+        const terraform = new TerraformDir(provider!, "module-in-a-world", { CONVERGE_ENDPOINT: world.endpoint, CONVERGE_TOKEN: world.token() });
+        await cp(join(TESTING_DIR, "terraform/main.tf"), terraform.path("main.tf"));
+        for (const result of [await terraform.init(), await terraform.apply()]) expect(result.code, describeTerraform(result)).toBe(0);
+        const writes = await double.control.requests({ write: true });
+        // terraform writes the contact and the integration at once, then the route: compared in any order
+        expect(writes.map((entry) => `${entry.world} ${entry.operation} ${entry.status}`).sort()).toEqual([
+          `${world.id} CreateIntegration 201`, `${world.id} CreateRoute 201`, `${world.id} PutAlternateContact 200`,
+        ]);
+        const serverRoutes = createClients({ endpoint: double.url, credentials: new Credentials("demo-admin-token") });
+        try {
+          expect((await collect(serverRoutes.gateway.routes("a1b2c3d4e5"))).map((route) => route.routeKey)).toEqual(["$default"]);
+        } finally {
+          await serverRoutes.close();
+        }
+        const destroyed = await terraform.destroy();
+        expect(destroyed.code, describeTerraform(destroyed)).toBe(0);
+        expect((await double.control.requests({ write: true })).every((entry) => entry.world === world.id)).toBe(true);
+        await world.drop();
+      } finally {
+        await double.close();
+      }
+    });
 
     it("passes terraform test of the HCL module and the SDK code's vitest suite against the test double", { timeout: TIMEOUT_MS }, async () => {
       const parsed = await workflow();

@@ -4,6 +4,7 @@ import { CONTROL_PREFIX } from "../../contract/control.js";
 import { sendError, sendJson, unexpectedError, type RequestIds } from "../http-answer.js";
 import { isJsonMediaType, readJsonBody, readRawBody } from "../request-body.js";
 import { ServiceError, accountDialect, accountErrors } from "../service-error.js";
+import { StateWriteError } from "../store.js";
 import { checkAdmin } from "./admin-access.js";
 import { CHECKPOINT_OPERATIONS } from "./checkpoint-operations.js";
 import type { ControlCall, ControlContext, ControlOperation, ControlReply } from "./control-call.js";
@@ -52,7 +53,7 @@ export class ControlInterface {
       }
       sendJson(response, reply.status, reply.body === undefined ? undefined : JSON.stringify(reply.body), requestId);
     } catch (error) {
-      sendError(response, accountDialect, error instanceof ServiceError ? error : unexpectedError(error, accountDialect), requestId);
+      sendError(response, accountDialect, failureOf(error), requestId);
     }
   }
 
@@ -81,6 +82,15 @@ export class ControlInterface {
       return null;
     }
   }
+}
+
+/** The error a control request is answered: its own, a state file that could not be written (retryable, nothing applied), or an unexpected one. */
+function failureOf(error: unknown): ServiceError {
+  if (error instanceof ServiceError) return error;
+  if (error instanceof StateWriteError) {
+    return accountDialect.internal(`the change could not be saved to the state file (${error.reason}), so it was not applied; retry later`);
+  }
+  return unexpectedError(error, accountDialect);
 }
 
 /** A control request's body: JSON (empty reads as none), or for an operation that takes it, the raw bytes of a body that is not JSON. */

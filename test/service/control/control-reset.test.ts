@@ -129,6 +129,30 @@ describe("a durable world", () => {
       await second.close();
     }
   });
+
+  it("answers 500 and keeps the state as it was when the state file cannot take the reset", async () => {
+    const stateFile = join(directory, "full-disk.state");
+    const service = await startService({ port: 0, stateFile, world: { ...world, faults: { stateFile: { failAfterWrites: 1, failingWrites: 1, failure: "write" } } } });
+    try {
+      expect((await call(service, `/v2/apis/${API}/routes`, { body: { routeKey: "GET /kept" } })).status).toBe(201);
+      const reset = await controlCall(service, "reset", { body: {} });
+      expect({ status: reset.status, errorType: reset.errorType, message: reset.json.message }).toEqual({
+        status: 500, errorType: "InternalServerException", message: "the change could not be saved to the state file (ENOSPC), so it was not applied; retry later",
+      });
+      expect(await routeKeys(service)).toEqual(["$default", "GET /kept"]);
+      // the disk has room again: the reset goes through, and a restart reads the seed back
+      expect((await controlCall(service, "reset", { body: {} })).status).toBe(200);
+      expect(await routeKeys(service)).toEqual(["$default"]);
+    } finally {
+      await service.close();
+    }
+    const restarted = await startService({ port: 0, stateFile, world });
+    try {
+      expect(await routeKeys(restarted)).toEqual(["$default"]);
+    } finally {
+      await restarted.close();
+    }
+  });
 });
 
 describe("checkpoints as state files", () => {
