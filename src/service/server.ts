@@ -8,7 +8,7 @@ import { Checkpoints } from "./control/checkpoints.js";
 import { ControlInterface, isControlPath } from "./control/control-interface.js";
 import { FaultRules, type FaultTarget } from "./faults.js";
 import { RequestIds, sendError, sendJson, unexpectedError } from "./http-answer.js";
-import { UNKNOWN_TOKEN, type Identity } from "./identity.js";
+import { UNKNOWN_TOKEN } from "./identity.js";
 import { LiveWorld } from "./live-world.js";
 import type { Operation, OperationReply } from "./operation.js";
 import { OperationRouter, dialectOfPath } from "./operation-router.js";
@@ -165,7 +165,6 @@ interface Trace {
   readonly caller: Caller;
   dialect: ErrorDialect;
   operation: Operation | undefined;
-  identity: Identity | undefined;
   fault: JournalFault | undefined;
   body: unknown;
   /** The world's gate was passed: it is left once the request is answered and logged. */
@@ -202,7 +201,7 @@ class Pipeline {
     if (isControlPath(path)) return this.#parts.control.handle(request, response, path, query);
     const trace: Trace = {
       time: Date.now(), started: performance.now(), caller: this.#parts.worlds.caller(request.headers.authorization),
-      dialect: dialectOfPath(path), operation: undefined, identity: undefined, fault: undefined, body: undefined, entered: false,
+      dialect: dialectOfPath(path), operation: undefined, fault: undefined, body: undefined, entered: false,
     };
     const requestId = this.#parts.ids.next();
     this.slow.begin(request, response);
@@ -214,7 +213,9 @@ class Pipeline {
       this.#log(trace, request, path, served.reply.status);
     } catch (error) {
       const failure = error instanceof ServiceError ? error : unexpectedError(error, trace.dialect);
-      sendError(response, trace.dialect, failure, requestId);
+      // a rule that drops the answer drops an error's too
+      if (trace.fault?.effect === "dropAnswer") response.destroy();
+      else sendError(response, trace.dialect, failure, requestId);
       this.#log(trace, request, path, failure.status);
     } finally {
       this.slow.end(request);
@@ -240,25 +241,10 @@ class Pipeline {
     if (decision?.error) throw decision.error.error(dialect, operation.name);
     const identity = trace.caller.identity;
     if (identity === undefined) throw dialect.accessDenied(trace.caller.denied);
-    trace.identity = identity;
     world.identities.authorize(identity, operation.service, operation.name, dialect);
     const wait = world.throttle.take(identity.key, operation.name);
     if (wait > 0) throw dialect.throttled(`rate exceeded for ${operation.name}: slow down and retry after ${Math.ceil(wait)} ms`, wait);
-    if (operation.method === "POST" || operation.method === "PATCH") {
-      const read = await readJsonBody(request);
-      if (!read.ok) {
-        if (read.clientGone) {
-          // received but not applied, and nobody to answer: logged as 499 (client closed request),
-          // or 408 when the service closed the connection because the body was too slow
-          response.destroy();
-          this.#log(trace, request, path, this.slow.timedOut(request) ? 408 : 499);
-          return "client gone";
-        }
-        if (read.closeConnection) response.setHeader("connection", "close");
-        throw dialect.invalid(read.problem, [{ name: "(body)", message: read.problem }]);
-      }
-      trace.body = read.value;
-    }
+    if ((operation.method === "POST" || operation.method === "PATCH") && !(await this.#readBody(request, response, trace, path))) return "client gone";
     const call = { identity, body: trace.body, params, query: query === undefined ? {} : Object.fromEntries(new URLSearchParams(query)) };
     const reply = await world.run(world.operation(operation.name), call, dialect);
     const afterWrite = operation.write ? this.#parts.faults.afterWrite(target) : undefined;
@@ -269,8 +255,26 @@ class Pipeline {
     return { reply, dropAnswer: decision?.dropAnswer ?? false };
   }
 
+  /** Reads a write's JSON body into the trace; false when its client went away before sending it all (then logged here, never answered). */
+  async #readBody(request: IncomingMessage, response: ServerResponse, trace: Trace, path: string): Promise<boolean> {
+    const read = await readJsonBody(request);
+    if (read.ok) {
+      trace.body = read.value;
+      return true;
+    }
+    if (read.clientGone) {
+      // received but not applied, and nobody to answer: logged as 499 (client closed request),
+      // or 408 when the service closed the connection because the body was too slow
+      response.destroy();
+      this.#log(trace, request, path, this.slow.timedOut(request) ? 408 : 499);
+      return false;
+    }
+    if (read.closeConnection) response.setHeader("connection", "close");
+    throw trace.dialect.invalid(read.problem, [{ name: "(body)", message: read.problem }]);
+  }
+
   #log(trace: Trace, request: IncomingMessage, path: string, status: number): void {
-    const { operation, identity } = trace;
+    const { operation } = trace;
     this.requests.add({
       service: operation?.service ?? "unknown",
       operation: operation?.name ?? "unknown",
@@ -281,7 +285,7 @@ class Pipeline {
       ...(this.requests.recordBodies && trace.body !== undefined ? { body: trace.body } : {}),
     });
     if (this.#parts.journal.size === 0) return;
-    const caller = identity ?? trace.caller.identity;
+    const caller = trace.caller.identity;
     this.#parts.journal.add({
       time: trace.time,
       world: trace.caller.world.id,

@@ -110,6 +110,18 @@ describe("a dropped answer", () => {
   });
 });
 
+describe("a dropped answer of an error", () => {
+  it("closes the connection instead of answering the operation's error", async () => {
+    await addRule({ operation: "GetApi", calls: { nth: 1 }, effect: { dropAnswer: true } });
+    const dropped = await request(`${service.url}/v2/apis/nosuchapi1`, { method: "GET", headers: { authorization: "Bearer admin-token" } })
+      .then((answer) => `answered ${answer.statusCode}`, (error: Error & { code?: string }) => error.code ?? error.message);
+    expect(dropped).toMatch(/^UND_ERR_SOCKET$|other side closed/);
+    expect((await call(service, "/v2/apis/nosuchapi1", { method: "GET" })).status).toBe(404);
+    const entries = (await controlCall(service, "requests?operation=GetApi", { method: "GET" })).json.requests;
+    expect(entries.map((entry: { status: number; fault: { effect: string } | null }) => [entry.status, entry.fault?.effect ?? null])).toEqual([[404, "dropAnswer"], [404, null]]);
+  });
+});
+
 describe("determinism", () => {
   const started: RunningService[] = [];
   afterAll(async () => {
