@@ -227,20 +227,23 @@ export class Reconciler {
   async #cycleUnderLock(): Promise<CycleRecord> {
     this.#phase = "cycling";
     this.#cycleStartedAt = this.#now();
-    const deadline = AbortSignal.timeout(this.#deps.options.cycleTimeoutMs);
-    const signal = unbounded(AbortSignal.any([deadline, this.#hardStop.signal, ...(this.#leadership ? [this.#leadership.signal] : [])]));
+    // the cycle's own signals, linked to the process's long-lived ones by listeners removed when it ends
+    // (AbortSignal.any would leave each cycle's trace in them for the life of the process)
+    const cycle = new CycleSignals(this.#deps.options.cycleTimeoutMs, [this.#hardStop.signal, ...(this.#leadership ? [this.#leadership.signal] : [])], this.#stopWrites.signal);
     let cycleLock: HeldLock | undefined;
     try {
-      if (this.#deps.lock) cycleLock = await this.#deps.lock.forCycle(AbortSignal.any([signal, this.#stopWrites.signal]));
-      return this.#recorded(await this.#runCycle(unbounded(AbortSignal.any([signal, ...(cycleLock ? [cycleLock.signal] : [])]))));
+      if (this.#deps.lock) cycleLock = await this.#deps.lock.forCycle(cycle.read);
+      if (cycleLock) cycle.follow(cycleLock.signal);
+      return this.#recorded(await this.#runCycle(cycle));
     } finally {
+      cycle.dispose();
       await cycleLock?.release();
       this.#cycleStartedAt = undefined;
       if (!this.#stopping) this.#phase = "waiting";
     }
   }
 
-  async #runCycle(signal: AbortSignal): Promise<CycleRecord> {
+  async #runCycle(cycle: CycleSignals): Promise<CycleRecord> {
     this.#cycle += 1;
     this.#meter.requests = 0;
     this.#meter.throttled = false;
@@ -253,8 +256,8 @@ export class Reconciler {
       fights: this.#fights,
       findings: this.#findings,
       meter: this.#meter,
-      signal,
-      readSignal: unbounded(AbortSignal.any([signal, this.#stopWrites.signal])),
+      signal: cycle.all,
+      readSignal: cycle.read,
       stop: this.#stopWrites.signal,
       now: this.#now,
     }, this.#cycle);
@@ -322,8 +325,56 @@ export class Reconciler {
   }
 }
 
-/** A signal every request of a cycle listens to (as many as are in flight): no listener limit, so that Node prints no warning. */
-function unbounded(signal: AbortSignal): AbortSignal {
-  setMaxListeners(0, signal);
-  return signal;
+/**
+ * The signals of one cycle: `all` aborts its reads and writes (its deadline passed, the process was
+ * stopped hard, the lock was lost), `read` also on a stop (nothing is worth reading then). Linked to
+ * the process's signals by listeners that dispose() removes, and every request of the cycle listens
+ * to them (no listener limit, so that Node prints no warning).
+ */
+class CycleSignals {
+  readonly #all = new AbortController();
+  readonly #read = new AbortController();
+  readonly #timer: NodeJS.Timeout;
+  readonly #links: Array<() => void> = [];
+
+  constructor(timeoutMs: number, sources: ReadonlyArray<AbortSignal>, stop: AbortSignal) {
+    setMaxListeners(0, this.#all.signal);
+    setMaxListeners(0, this.#read.signal);
+    this.#timer = setTimeout(() => this.#abort(new Error(`the cycle ran longer than --cycle-timeout (${timeoutMs / 1000} s)`)), timeoutMs);
+    for (const source of sources) this.follow(source);
+    this.#link(stop, (reason) => this.#read.abort(reason));
+  }
+
+  get all(): AbortSignal {
+    return this.#all.signal;
+  }
+
+  get read(): AbortSignal {
+    return this.#read.signal;
+  }
+
+  /** Aborts the cycle when `source` aborts. */
+  follow(source: AbortSignal): void {
+    this.#link(source, (reason) => this.#abort(reason));
+  }
+
+  dispose(): void {
+    clearTimeout(this.#timer);
+    for (const unlink of this.#links.splice(0)) unlink();
+  }
+
+  #abort(reason: unknown): void {
+    this.#all.abort(reason);
+    this.#read.abort(reason);
+  }
+
+  #link(source: AbortSignal, abort: (reason: unknown) => void): void {
+    if (source.aborted) {
+      abort(source.reason);
+      return;
+    }
+    const onAbort = () => abort(source.reason);
+    source.addEventListener("abort", onAbort, { once: true });
+    this.#links.push(() => source.removeEventListener("abort", onAbort));
+  }
 }
