@@ -5,6 +5,14 @@ import { CYCLE_RESULTS, RESOURCE_STATES, type CycleRecord } from "./cycle-record
 import { GUARD_NAMES } from "./guards.js";
 
 /**
+ * prom-client's default gauges named as counters, which `promtool check metrics` reports
+ * ("non-counter metrics should not have "_total" suffix"): each is the sum of a gauge it also
+ * exports by type (`nodejs_active_handles`, `nodejs_active_requests`, `nodejs_active_resources`),
+ * so nothing is lost without them.
+ */
+const MISNAMED_PROCESS_METRICS = ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"];
+
+/**
  * The reconciler's metrics (docs/manual/continuous-reconcile.md, "Metrics"), named as Prometheus'
  * conventions and the controller-runtime and Crossplane metrics people chart: `converge_` first,
  * units in the name, `_total` for counters, labelled by kind, outcome, guard, service and operation,
@@ -33,7 +41,10 @@ export class ReconcilerMetrics {
   readonly #info = new Gauge({ name: "converge_reconciler_info", help: "1, labelled by the reconciler's version, policy and shard.", labelNames: ["version", "policy", "shard"], registers: [this.registry] });
 
   constructor(options: { readonly withLock: boolean; readonly version: string; readonly policy: string; readonly shard: string; readonly processMetrics?: boolean }) {
-    if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    if (options.processMetrics !== false) {
+      collectDefaultMetrics({ register: this.registry });
+      for (const name of MISNAMED_PROCESS_METRICS) this.registry.removeSingleMetric(name);
+    }
     this.#lockHeld = options.withLock
       ? new Gauge({ name: "converge_lock_held", help: "1 while this instance holds the reconciler's lock (it reconciles), 0 while it stands by.", registers: [this.registry] })
       : undefined;
