@@ -141,8 +141,8 @@ export const reconcileLoop: BenchExperiment = {
     const cycles: CycleRun[] = [];
     const memory: MemoryReading[] = [];
     const running: ReconcileProcess[] = [];
-    const start = async (nodeArgs: string[] = []) => {
-      const reconciler = await startReconcileProcess(reconcileArgs, { env, nodeArgs });
+    const start = async (nodeArgs?: string[]) => {
+      const reconciler = await startReconcileProcess(reconcileArgs, { env, ...(nodeArgs ? { nodeArgs } : {}) });
       running.push(reconciler);
       return reconciler;
     };
