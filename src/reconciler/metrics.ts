@@ -5,15 +5,20 @@ import { CYCLE_RESULTS, RESOURCE_STATES, type CycleRecord } from "./cycle-record
 import { GUARD_NAMES } from "./guards.js";
 
 /**
+ * prom-client's default gauges named as counters, which `promtool check metrics` reports
+ * ("non-counter metrics should not have "_total" suffix"): each is the sum of a gauge it also
+ * exports by type (`nodejs_active_handles`, `nodejs_active_requests`, `nodejs_active_resources`),
+ * so nothing is lost without them.
+ */
+const MISNAMED_DEFAULT_METRICS = ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"] as const;
+
+/**
  * The reconciler's metrics (docs/manual/continuous-reconcile.md, "Metrics"), named as Prometheus'
  * conventions and the controller-runtime and Crossplane metrics people chart: `converge_` first,
  * units in the name, `_total` for counters, labelled by kind, outcome, guard, service and operation,
  * never by resource (one series per resource would grow with the estate). prom-client writes the
  * exposition format; its default metrics add the process's (`process_*`, `nodejs_*`).
  */
-/** prom-client's default gauges named `_total`, which `promtool check metrics` reports. */
-const MISNAMED_DEFAULT_METRICS = ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"] as const;
-
 export class ReconcilerMetrics {
   readonly registry = new Registry();
   readonly #cycles = new Counter({ name: "converge_reconcile_cycles_total", help: "Cycles run, by result (success, drift, refused, error).", labelNames: ["result"], registers: [this.registry] });

@@ -95,7 +95,7 @@ describe("examples/continuous-reconcile/deployment.yaml", () => {
     const converge = containerNamed((await manifest("deployment.yaml")).spec.template, "converge");
     const root = await gitSyncRoot("1111111");
     const args = argsHere(converge.args, { "/git": root }).map((arg) => (arg === "5m" ? "1s" : arg));
-    const reconcile = await startReconcileProcess(args, { CONVERGE_ENDPOINT: service.url, CONVERGE_TOKEN: ADMIN_TOKEN });
+    const reconcile = await startReconcileProcess(args, { env: { CONVERGE_ENDPOINT: service.url, CONVERGE_TOKEN: ADMIN_TOKEN }, logFormat: "json" });
     running.push(reconcile);
     const first = await cycleAfter(reconcile, 0);
     expect(first.last!.result).toBe("success");
@@ -175,7 +175,7 @@ describe("examples/continuous-reconcile/converge-reconcile.service (systemd)", (
     await writeFile(join(credentials, "token"), `${ADMIN_TOKEN}\n`);
     const words = fields.ExecStart!.split(/\s+/).slice(1)
       .map((word) => word.replace("${CREDENTIALS_DIRECTORY}", credentials).replace("${STATE_DIRECTORY}", state).replace("/srv/infrastructure/desired-state", desired));
-    const reconcile = await startReconcileProcess(argsHere(words, {}), { CONVERGE_ENDPOINT: service.url });
+    const reconcile = await startReconcileProcess(argsHere(words, {}), { env: { CONVERGE_ENDPOINT: service.url } });
     running.push(reconcile);
     const first = await cycleAfter(reconcile, 0);
     expect(first).toMatchObject({ role: "leader", lock: join(state, "reconcile.lock") });

@@ -58,7 +58,7 @@ describe("converge reconcile when the endpoint fails", () => {
     processes.push(serve);
     const port = Number(new URL(serve.url).port);
     const env = { CONVERGE_ENDPOINT: serve.url, CONVERGE_TOKEN: "admin-token" };
-    const reconcile = await startReconcileProcess(["-f", desired, "--interval", `${INTERVAL_SECONDS}s`, "--retry-interval", `${RETRY_SECONDS}s`, "--jitter", "0"], env);
+    const reconcile = await startReconcileProcess(["-f", desired, "--interval", `${INTERVAL_SECONDS}s`, "--retry-interval", `${RETRY_SECONDS}s`, "--jitter", "0"], { env });
     processes.push(reconcile);
 
     const seen: ReconcileStatus[] = [];

@@ -47,7 +47,7 @@ async function fixture(name: string, files: Readonly<Record<string, string>>, wo
   clients = clientsFor(started.url, "admin-token");
   const env = { CONVERGE_ENDPOINT: started.url, CONVERGE_TOKEN: "admin-token" };
   const start = async (args: ReadonlyArray<string>) => {
-    const process = await startReconcileProcess(["-f", join(directory, "desired"), "--jitter", "0", ...args], env);
+    const process = await startReconcileProcess(["-f", join(directory, "desired"), "--jitter", "0", ...args], { env });
     running.push(process);
     return process;
   };

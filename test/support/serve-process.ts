@@ -3,14 +3,14 @@ import { convergeCommand } from "./converge-command.js";
 
 export { builtCliPath } from "./converge-command.js";
 
-/** How a `converge serve` child process ended. */
+/** How a converge child process ended. */
 export interface ProcessExit {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
 }
 
-/** A `converge serve` running as a child process, started by {@link startServeProcess}. */
-export interface ServeProcess {
+/** A converge command running as a child process that listens (`converge serve`, `converge reconcile`), started by {@link startListeningProcess}. */
+export interface ListeningProcess {
   /** `http://host:port` from the `listening on` line. */
   readonly url: string;
   /** The first line the process printed on stdout. */
@@ -25,25 +25,32 @@ export interface ServeProcess {
   stop(signal: NodeJS.Signals): Promise<ProcessExit>;
 }
 
-export interface ServeProcessOptions {
+/** A `converge serve` running as a child process, started by {@link startServeProcess}. */
+export type ServeProcess = ListeningProcess;
+
+export interface ListeningProcessOptions {
+  /** Extra `node` flags, e.g. `--cpu-prof` (only where converge runs on Node.js: CONVERGE_TEST_CLI=node). */
+  readonly nodeArgs?: ReadonlyArray<string>;
+  /** The process's environment: this one's without its `CONVERGE_*` variables, and these. @default this one's, as is */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The working directory. @default this process's */
+  readonly cwd?: string;
+  /** @default 15000 */
+  readonly startTimeoutMs?: number;
+}
+
+export interface ServeProcessOptions extends ListeningProcessOptions {
   /** The port to listen on (a restart on the port an earlier process had). @default 0: a free one */
   readonly port?: number;
   readonly worldFile?: string;
   readonly stateFile?: string;
   /** `--request-timeout SECONDS`. @default the CLI's default */
   readonly requestTimeoutSeconds?: number;
-  /** Extra `node` flags, e.g. `--cpu-prof` (only where converge runs on Node.js: CONVERGE_TEST_CLI=node). */
-  readonly nodeArgs?: ReadonlyArray<string>;
   /** More arguments of `converge serve`, after the others (`--admin-token FILE`, `--host 0.0.0.0`, …). */
   readonly args?: ReadonlyArray<string>;
-  /** The process's environment: this one's without its `CONVERGE_*` variables, and these. @default this one's, as is */
-  readonly env?: Readonly<Record<string, string>>;
-  /** @default 15000 */
-  readonly startTimeoutMs?: number;
 }
 
 const LISTENING = /^listening on (http:\/\/\S+)$/;
-
 
 /**
  * Starts `converge serve --port 0 [--world F] [--state-file F] [--request-timeout S]` (convergeCommand:
@@ -51,23 +58,30 @@ const LISTENING = /^listening on (http:\/\/\S+)$/;
  * `listening on URL`. Rejects with its stderr if it exits or stays silent instead.
  */
 export function startServeProcess(options: ServeProcessOptions = {}): Promise<ServeProcess> {
-  const converge = convergeCommand();
-  if (converge.packaged && options.nodeArgs !== undefined) throw new Error(`startServeProcess: node flags ${options.nodeArgs.join(" ")} given, but converge is the release's executable (CONVERGE_TEST_CLI=packaged)`);
-  const args = [
-    ...(options.nodeArgs ?? []),
-    ...converge.args,
+  return startListeningProcess([
     "serve",
     "--port", String(options.port ?? 0),
     ...(options.worldFile !== undefined ? ["--world", options.worldFile] : []),
     ...(options.stateFile !== undefined ? ["--state-file", options.stateFile] : []),
     ...(options.requestTimeoutSeconds !== undefined ? ["--request-timeout", String(options.requestTimeoutSeconds)] : []),
     ...(options.args ?? []),
-  ];
+  ], options);
+}
+
+/**
+ * Starts `converge ARGS` (convergeCommand) and resolves once its first line on stdout is
+ * `listening on URL`, as `serve` and `reconcile` print it. Rejects with its stderr if it exits,
+ * stays silent or prints something else first.
+ */
+export function startListeningProcess(commandArgs: ReadonlyArray<string>, options: ListeningProcessOptions = {}): Promise<ListeningProcess> {
+  const converge = convergeCommand();
+  if (converge.packaged && options.nodeArgs !== undefined) throw new Error(`startListeningProcess: node flags ${options.nodeArgs.join(" ")} given, but converge is the release's executable (CONVERGE_TEST_CLI=packaged)`);
+  const args = [...(options.nodeArgs ?? []), ...converge.args, ...commandArgs];
   const env = options.env === undefined ? process.env : {
     ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("CONVERGE_"))),
     ...options.env,
   };
-  const child = spawn(converge.file, args, { stdio: ["ignore", "pipe", "pipe"], env });
+  const child = spawn(converge.file, args, { stdio: ["ignore", "pipe", "pipe"], env, ...(options.cwd !== undefined ? { cwd: options.cwd } : {}) });
   let stdout = "";
   let stderr = "";
   child.stdout!.setEncoding("utf8");
@@ -76,7 +90,7 @@ export function startServeProcess(options: ServeProcessOptions = {}): Promise<Se
   const exited = new Promise<ProcessExit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
   const describe = () => [converge.file, ...args].join(" ");
 
-  return new Promise<ServeProcess>((resolve, reject) => {
+  return new Promise<ListeningProcess>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`${describe()} printed no "listening on" line within ${options.startTimeoutMs ?? 15_000} ms; stdout: ${JSON.stringify(stdout)}; stderr: ${JSON.stringify(stderr)}`));

@@ -7,6 +7,7 @@ import { startService, type RunningService } from "../../../src/service/index.js
 import { ACCOUNTS, APIS, ESTATE_TOKEN, MANAGEMENT, estateWorld, writeEstate } from "../estate.js";
 import type { BenchExperiment } from "../experiment.js";
 import { runCli, type CliRun } from "../run-cli.js";
+import { READ_OPERATIONS } from "../service-reads.js";
 import { median } from "../stats.js";
 
 /** The world of reconcile-estate: 10 ms latency and a throttle of 1000/s (burst 100) per identity and operation. */
@@ -24,7 +25,6 @@ const SHARD_LIMIT = `${THROTTLE.ratePerSecond / SHARDS}:${80 / SHARDS}`;
 /** Drift made behind converge's back before measuring, so that the reports are not all in sync. */
 const EXPECTED = { drifted: 10, missing: 5, unmanaged: 5 };
 
-const READ_OPERATIONS = ["GetRoutes", "GetIntegrations", "GetAlternateContact", "ListRegions", "GetApi", "GetApis"];
 
 function reads(service: RunningService): number {
   return READ_OPERATIONS.reduce((sum, operation) => sum + service.requests.count({ operation }), 0);

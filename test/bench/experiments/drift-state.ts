@@ -3,13 +3,14 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DriftReport } from "../../../src/reconcile/drift-report.js";
-import { startService, type RunningService } from "../../../src/service/index.js";
+import { startService } from "../../../src/service/index.js";
 import { runProcess } from "../../support/run-process.js";
 import { ESTATE_TOKEN, estateWorld, LOWER_BOUND_CALLS, writeEstate } from "../estate.js";
 import { writeEstateState, writeRouteSources } from "../estate-state.js";
 import type { BenchExperiment } from "../experiment.js";
 import { loadSources, type SourceLoad } from "../load-sources.js";
 import { runCli } from "../run-cli.js";
+import { readsByOperation, totalOf } from "../service-reads.js";
 import { median } from "../stats.js";
 
 /** The world of drift-estate: 10 ms latency and a throttle of 1000/s (burst 100) per identity and operation. */
@@ -23,18 +24,11 @@ const BULK = { apis: 100, perApi: 500 };
 const BULK_ROUNDS = 3;
 const MAX_RSS_MIB = 512;
 
-const READ_OPERATIONS = ["GetRoutes", "GetIntegrations", "GetAlternateContact", "ListRegions", "GetApi", "GetApis"];
 const SOURCES = ["yaml", "state"] as const;
 type Source = (typeof SOURCES)[number];
 
 const LOAD_SOURCES = fileURLToPath(new URL("../load-sources.js", import.meta.url));
 
-/** Read requests the service answered, by operation (throttled answers, which the client retries, left out). */
-function readsByOperation(service: RunningService): Record<string, number> {
-  return Object.fromEntries(READ_OPERATIONS.map((operation) => [operation, service.requests.count({ operation }) - service.requests.count({ operation, status: 429 })]).filter(([, count]) => count !== 0));
-}
-
-const sum = (counts: Readonly<Record<string, number>>) => Object.values(counts).reduce((total, count) => total + count, 0);
 
 /** The sources in the order a round runs them: rotated, so that neither always goes first. */
 const rotated = (round: number): ReadonlyArray<Source> => (round % 2 === 0 ? SOURCES : [...SOURCES].reverse());
@@ -124,7 +118,7 @@ export const driftState: BenchExperiment = {
           service.requests.reset();
           const run = await runCli(["drift", ...args[source], "--output", "json", "--parallelism", String(PARALLELISM), "--rate-limit", LIMIT], env);
           const byOperation = readsByOperation(service);
-          drift[source].push({ wallMs: run.wallMs, reads: sum(byOperation), byOperation, throttled: service.requests.count({ status: 429 }), code: run.code, maxRssMiB: run.maxRssMiB });
+          drift[source].push({ wallMs: run.wallMs, reads: totalOf(byOperation), byOperation, throttled: service.requests.count({ status: 429 }), code: run.code, maxRssMiB: run.maxRssMiB });
           if (run.code !== 0) problems.push(`round ${round + 1}: drift from ${source} exited ${run.code} (expected 0, in sync): ${run.stderr.slice(0, 300)}`);
           try {
             summaries[source] = (JSON.parse(run.stdout) as DriftReport).summary;

@@ -10,9 +10,10 @@ import { exportTerraform } from "./export-terraform.js";
 import { htmlReport } from "./html-report.js";
 import { nestingScan } from "./nesting-scan.js";
 import { reconcileEstate } from "./reconcile-estate.js";
+import { reconcileLoop } from "./reconcile-loop.js";
 import { terraformProvider } from "./terraform-provider.js";
 import { validateEstate } from "./validate-estate.js";
 import { validateVariables } from "./validate-variables.js";
 
 /** Every comparison benchmark, in the order they run after the load cases. */
-export const BENCH_EXPERIMENTS: ReadonlyArray<BenchExperiment> = [clientVsAutocannon, validateEstate, validateVariables, nestingScan, reconcileEstate, driftEstate, driftState, htmlReport, cdktfApply, terraformProvider, exportTerraform, buildsCompared, cliExecutable, controlInterface];
+export const BENCH_EXPERIMENTS: ReadonlyArray<BenchExperiment> = [clientVsAutocannon, validateEstate, validateVariables, nestingScan, reconcileEstate, reconcileLoop, driftEstate, driftState, htmlReport, cdktfApply, terraformProvider, exportTerraform, buildsCompared, cliExecutable, controlInterface];
