@@ -14,6 +14,7 @@ import { hasVariableFlags, type VariableFlags } from "../variable-flags.js";
 import { loadStateInput, type StateInput } from "../state-input.js";
 import { documentsFromEnvironment } from "../document-env.js";
 import { readPlanFile } from "../plan-file-input.js";
+import { warnOfConflicts } from "../conflict-warnings.js";
 import { onInterrupt } from "../interrupt.js";
 import { withLock, type LockOptions } from "../lock.js";
 import { loadSynthStack, readPreviousInventory, removedDocuments } from "../synth-stack.js";
@@ -95,6 +96,7 @@ export async function applyCommand(planFile: string | undefined, flags: ApplyFla
         states,
       });
       if (result.problems.length > 0) throw new DesiredStateError(result.problems, DesiredStateHeadline.unplannable);
+      warnOfConflicts(documents!, states, result.live);
       return await applyPlanned(result.plan, documents!, clients, flags, signal, line, [], states);
     } finally {
       line.close();
@@ -139,6 +141,7 @@ async function replanPlanFile(
     throw new CliError(`live state changed since ${planFile} was made: nothing was applied; run converge plan again and review the new plan`);
   }
   if (current.problems.length > 0) throw new DesiredStateError(current.problems, DesiredStateHeadline.unplannable);
+  warnOfConflicts(saved.documents, states, current.live);
   if (difference) {
     throw new CliError(`${planFile} is not the plan its documents make against the live state now: ${difference.detail}. `
       + `Nothing was applied: a plan file is applied only as converge plan --out wrote it `
@@ -172,6 +175,7 @@ export async function applyDocuments(
         states,
       });
       if (result.problems.length > 0) throw new DesiredStateError(result.problems, DesiredStateHeadline.unplannable);
+      warnOfConflicts(documents, states, result.live);
       return await applyPlanned(result.plan, documents, clients, flags, signal, line, removed, states);
     } finally {
       line.close();

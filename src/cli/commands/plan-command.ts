@@ -6,6 +6,7 @@ import { renderPlanAsMarkdown, renderPlanAsText } from "../../reconcile/render-p
 import { connect, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
 import { desiredLoadOptions, desiredPaths, loadDesiredInput } from "../desired-input.js";
 import { prepareOutputFile } from "../output-file.js";
+import { warnOfConflicts } from "../conflict-warnings.js";
 import { ProgressLine } from "../progress-line.js";
 import { loadStateInput } from "../state-input.js";
 import type { VariableFlags } from "../variable-flags.js";
@@ -34,7 +35,7 @@ export async function planCommand(flags: PlanFlags): Promise<number> {
   const line = new ProgressLine();
   try {
     line.phase("reading");
-    const { plan, problems } = await readAndPlan(documents, clients, {
+    const { plan, problems, live } = await readAndPlan(documents, clients, {
       prune: flags.prune,
       repairTwins: flags.repairTwins,
       parallelism: flags.parallelism,
@@ -43,6 +44,7 @@ export async function planCommand(flags: PlanFlags): Promise<number> {
     });
     line.close();
     if (problems.length > 0) throw new DesiredStateError(problems, DesiredStateHeadline.unplannable);
+    warnOfConflicts(documents, states, live);
     if (flags.out) await writeFile(flags.out, `${JSON.stringify(toPlanFile(plan, documents, desired.variables), null, 2)}\n`);
     process.stdout.write(renderPlan(plan, flags));
     return hasChanges(plan) ? 2 : 0;

@@ -66,7 +66,9 @@ export function resolveTwins(
   const different = losers.find((loser) => twinDifferences(survivor, loser).length > 0);
   if (different) {
     return { hint: ` (they are not identical twins: ${different.integrationId} differs from ${survivor.integrationId} `
-      + `in ${twinDifferences(survivor, different).join(", ")})` };
+      + `in ${twinDifferences(survivor, different).join(", ")}). Two managers of one backend make such twins (a terraform `
+      + "configuration beside these documents, say): keep each integration in one of them; "
+      + "terraform state pull | converge drift -f … --state - names what a state manages" };
   }
   const why = twinRepairOf(apiId, context);
   if (loaded.document.ensure !== "present") return { hint: "" };
