@@ -22,6 +22,7 @@ const PACKAGED_SUITES = [
   "test/service/state-file-disk-full.test.ts",
   "test/demo/scheduled-drift-examples.test.ts",
   "test/demo/environments-examples.test.ts",
+  "test/demo/readme-commands.test.ts",
   "test/provider/terraform-*.test.ts",
 ];
 

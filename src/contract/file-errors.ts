@@ -9,6 +9,8 @@ export function describeFileError(error: unknown): string {
       return `no such file or directory (ENOENT); check the path, relative to the working directory ${process.cwd()}`;
     case "EISDIR":
       return "is a directory, where a file was expected (EISDIR)";
+    case "EEXIST":
+      return "a file of that name is in the way, where a directory was needed (EEXIST)";
     case "ENOTDIR":
       return "a part of the path is a file, where a directory was expected (ENOTDIR)";
     case "EACCES":
