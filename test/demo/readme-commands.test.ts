@@ -89,6 +89,7 @@ describe("docs/manual/calling-services.md", () => {
   it("runs every curl against a fresh converge serve, and drift sees each change by hand", { timeout: E2E_TIMEOUT_MS * 3 }, async () => {
     const results = await runReadmeLines(commandLines(await doc("docs/manual/calling-services.md")), await session(["examples"]));
     expectAsNoted(results);
+    expect(output(results, "npx converge serve")).toContain("docs/manual/calling-services.md");
     const curls = results.filter((result) => result.line.text.startsWith("curl "));
     expect(curls.length).toBeGreaterThanOrEqual(10);
     const drifted = output(results, "exit 2: the contact");

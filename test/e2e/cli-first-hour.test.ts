@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli, type CliResult } from "../support/cli.js";
 import {
-  ADMIN_TOKEN, E2E_TIMEOUT_MS, ORDERS_API, convergedExamples, converge, expectExit, liveRoute, useE2eResources, writeFiles,
+  ADMIN_TOKEN, E2E_TIMEOUT_MS, ENVIRONMENTS_DIR, ORDERS_API, convergedExamples, converge, expectExit, liveRoute, useE2eResources, writeFiles,
 } from "./e2e-fixture.js";
 
 /**
@@ -96,6 +96,19 @@ describe("system errors in converge's words", { timeout: E2E_TIMEOUT_MS }, () =>
     expectExit(result, 1);
     expect(fewLines(result, 1)).toEqual(["converge: desired state is not valid (1 problem): listed on stdout (--output json)"]);
     expect((JSON.parse(result.stdout) as { error: { problems: unknown[] } }).error.problems).toHaveLength(1);
+  });
+});
+
+describe("documents that do not fit the live state", { timeout: E2E_TIMEOUT_MS }, () => {
+  it("says examples/environments planned on the demo world names APIs it does not have, apart from invalid documents", async () => {
+    const service = await services.start();
+    const dir = await dirs.make();
+    await cp(ENVIRONMENTS_DIR, dir, { recursive: true });
+    const result = await converge(service, ["plan", "-f", "desired-state", "--var-file", "envs/dev.yaml"], dir);
+    expectExit(result, 1);
+    const lines = fewLines(result, 7);
+    expect(lines[0]).toBe("converge: desired state cannot be planned against the live state (6 problems):");
+    expect(lines[1]).toMatch(/^ {2}desired-state\/orders-api\.yaml:\d+:1: api: no API is named "orders-dev" in this account \(converge manages an API's routes and integrations, never the API itself: create it first, or check the endpoint and token\)$/);
   });
 });
 
