@@ -9,7 +9,7 @@ import { commandLines, describeLine, runReadmeLines, type LineResult } from "../
  * The commands of the README and of the examples' READMEs, run as written (test/support/readme-commands.ts:
  * the ```sh blocks in order, in one bash session, from a fresh `converge serve` where the doc starts
  * one), each line's exit code checked against its `# exit N` note. A line the test cannot run here is
- * skipped with its reason. examples/terraform-hcl's README: terraform-hcl-readme.test.ts (it needs a
+ * skipped with its reason. examples/terraform-hcl's README: terraform-doc-commands.test.ts (it needs a
  * checkout: `converge provider install`); examples/cdktf-app's: test/constructs/example-app.test.ts
  * (cdktf-cli is downloaded by npx, which these machines cannot).
  */
@@ -44,7 +44,7 @@ describe("README.md", () => {
         "npm ci": "installs and builds the checkout the tests run from",
         "npm test": "the whole suite",
         "npm start": "converge demo: test/demo/demo.test.ts runs it",
-        "npx converge provider install": "the terraform path, from its own fresh serve: terraform-hcl-readme.test.ts runs examples/terraform-hcl's README",
+        "npx converge provider install": "the terraform path, from its own fresh serve: terraform-doc-commands.test.ts runs it with the README's configuration as main.tf",
         "terraform init": "the terraform path (as above)",
         "terraform apply": "the terraform path (as above)",
         "terraform state pull": "needs a terraform root module's state: test/e2e/drift-estate.test.ts runs drift --state - --unmanaged all",
@@ -57,10 +57,11 @@ describe("README.md", () => {
   });
 });
 
-describe("examples/environments/README.md", () => {
+describe("examples/environments/README.md (and docs/manual/desired-state.md's line, in the same directory)", () => {
   it("runs every command on the serve of its own world, the saved plan applied at its prompt", { timeout: E2E_TIMEOUT_MS * 3 }, async () => {
     const { cwd, scratch } = await session(["examples/environments"]);
-    const results = await runReadmeLines(commandLines(await doc("examples/environments/README.md")), {
+    const lines = [...commandLines(await doc("examples/environments/README.md")), ...commandLines(await doc("docs/manual/desired-state.md"))];
+    const results = await runReadmeLines(lines, {
       cwd: join(cwd, "examples/environments"),
       scratch,
       skip: { "ytt ": "ytt is not installed here", "jsonnet ": "jsonnet is not installed here" },

@@ -18,13 +18,18 @@ export interface CommandLine {
   readonly exits: ReadonlyArray<number>;
 }
 
-/** The command lines of the ```sh blocks of a markdown text, in order; `blocks` picks blocks by their index among them. */
-export function commandLines(markdown: string, blocks?: ReadonlyArray<number>): CommandLine[] {
-  const shell = marked.lexer(markdown).flatMap(function codeOf(token): string[] {
-    if (token.type === "code" && token.lang === "sh") return [token.text as string];
+/** The texts of a markdown text's code blocks of `lang` (```sh, ```hcl), in order, as a markdown reader sees them. */
+export function codeBlocks(markdown: string, lang: string): string[] {
+  return marked.lexer(markdown).flatMap(function codeOf(token): string[] {
+    if (token.type === "code" && token.lang === lang) return [token.text as string];
     const children = (token as { tokens?: typeof token[] }).tokens ?? (token as { items?: typeof token[] }).items ?? [];
     return children.flatMap(codeOf);
   });
+}
+
+/** The command lines of the ```sh blocks of a markdown text, in order; `blocks` picks blocks by their index among them. */
+export function commandLines(markdown: string, blocks?: ReadonlyArray<number>): CommandLine[] {
+  const shell = codeBlocks(markdown, "sh");
   const chosen = blocks === undefined ? shell : blocks.map((index) => {
     if (shell[index] === undefined) throw new Error(`no sh block ${index}: the doc has ${shell.length}`);
     return shell[index]!;
@@ -36,7 +41,7 @@ export function commandLines(markdown: string, blocks?: ReadonlyArray<number>): 
   });
 }
 
-/** How one line ran: its exit code and what it printed (stdout and stderr together). */
+/** How one line ran: its exit code and what it printed (stdout and stderr together, terminal escapes removed). */
 export interface LineResult {
   readonly line: CommandLine;
   readonly code: number;
@@ -52,6 +57,8 @@ export interface ReadmeRunOptions {
   readonly skip?: Readonly<Record<string, string>>;
   /** Lines (a part of their text) run on a terminal with this answer typed, as a reader answers a prompt. */
   readonly answers?: Readonly<Record<string, string>>;
+  /** Files the doc says to have in the working directory (a configuration it shows), written there first, 4566 replaced as in the lines. */
+  readonly files?: Readonly<Record<string, string>>;
   /** More environment of the session. */
   readonly env?: Readonly<Record<string, string>>;
   /** @default 240000 */
@@ -97,6 +104,7 @@ export async function runReadmeLines(lines: ReadonlyArray<CommandLine>, options:
     "",
   ].join("\n"), { mode: 0o755 });
   await writeFile(join(options.scratch, "terraformrc"), "");
+  for (const [name, text] of Object.entries(options.files ?? {})) await writeFile(join(options.cwd, name), text.replaceAll("4566", port));
   const run: Array<{ readonly line: CommandLine; readonly index: number }> = [];
   const script = ["set +e", "trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null' EXIT"];
   for (const [index, line] of lines.entries()) {
@@ -129,7 +137,8 @@ export async function runReadmeLines(lines: ReadonlyArray<CommandLine>, options:
   return Promise.all(run.map(async ({ line, index }) => ({
     line,
     code: Number((await readFile(join(steps, `${index}.code`), "utf8")).trim()),
-    output: (await readFile(join(steps, `${index}.out`), "utf8")).replaceAll(port, "4566"),
+    // terraform colors its output whatever NO_COLOR says: what a reader sees, without the escapes
+    output: (await readFile(join(steps, `${index}.out`), "utf8")).replaceAll(port, "4566").replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ""),
   })));
 }
 
