@@ -27,7 +27,8 @@ export function describeSystemError(error: unknown, argv: ReadonlyArray<string> 
 }
 
 function describeListenError(error: SystemCallError, argv: ReadonlyArray<string>): string {
-  const where = `${error.address ?? "the address"}:${error.port ?? "?"}`;
+  // Bun's error names neither: then the flags (or serve's defaults) say where it listened
+  const where = `${error.address ?? flagValue(argv, "--host") ?? "127.0.0.1"}:${error.port ?? flagValue(argv, "--port") ?? "4566"}`;
   switch (error.code) {
     case "EADDRINUSE":
       return `cannot listen on ${where}: the port is in use (another converge serve?); stop what holds it, `
@@ -35,7 +36,7 @@ function describeListenError(error: SystemCallError, argv: ReadonlyArray<string>
     case "EACCES":
       return `cannot listen on ${where}: permission denied (ports below 1024 need privileges); pick another port with --port PORT, e.g. --port 4566`;
     case "EADDRNOTAVAIL":
-      return `cannot listen on ${where}: ${givenAs(error.address ?? "", argv)} is not an address of this machine; pass --host 127.0.0.1, or one of its addresses`;
+      return `cannot listen on ${where}: it is not an address of this machine; pass --host 127.0.0.1, or one of its addresses`;
     default:
       return `cannot listen on ${where}: ${error.code}`;
   }
@@ -50,4 +51,14 @@ function givenAs(path: string, argv: ReadonlyArray<string>): string {
     if (joined && joined[2] === path) return `${joined[1]} ${path}`;
   }
   return path;
+}
+
+/** The value of `--flag VALUE` or `--flag=VALUE` on the command line, the last one given. */
+function flagValue(argv: ReadonlyArray<string>, flag: string): string | undefined {
+  let value: string | undefined;
+  for (let index = 0; index < argv.length; index += 1) {
+    if (argv[index] === flag && index + 1 < argv.length) value = argv[index + 1];
+    else if (argv[index]!.startsWith(`${flag}=`)) value = argv[index]!.slice(flag.length + 1);
+  }
+  return value;
 }
