@@ -273,10 +273,10 @@ function reportError(error: unknown): number {
     return code === "commander.helpDisplayed" || code === "commander.version" || code === "commander.help" ? 0 : 1;
   }
   if (isDesiredStateError(error) && runningOptions.output === "json") {
-    // for machines, every problem on stdout; for people, one line on stderr that says where they are
+    // for machines, every problem on stdout; for people, the listed ones on stderr, unless stdout is their terminal already
     const headline = `${error.headline} (${error.problems.length} problem${error.problems.length === 1 ? "" : "s"})`;
     process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: headline, problems: error.problems } }, null, 2)}\n`);
-    process.stderr.write(`converge: ${headline}: listed on stdout (--output json)\n`);
+    process.stderr.write(process.stdout.isTTY ? `converge: ${headline}: listed above (--output json)\n` : `converge: ${error.message}\n`);
     return 1;
   }
   if (isDesiredStateError(error) || isConvergeError(error) || (error as { code?: string }).code === "CONVERGE_CLI") {

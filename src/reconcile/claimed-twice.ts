@@ -16,10 +16,6 @@ export function claimedTwice(
 ): DriftResource[] {
   if (states.documents.length === 0 && states.claims.length === 0) return [];
   const { resources } = classifyEstate({ documents, stateDocuments: states.documents, claims: states.claims }, live);
-  const seen = new Set<string>();
-  return resources.filter((resource) => {
-    if (resource.outcome !== "conflict" || seen.has(resource.address)) return false;
-    seen.add(resource.address);
-    return true;
-  });
+  // the documents' side of each conflict: their entries carry a place in a file, a state's its instance
+  return resources.filter((resource) => resource.outcome === "conflict" && resource.source != null && "file" in resource.source);
 }

@@ -3,6 +3,8 @@ import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli, type CliResult } from "../support/cli.js";
+import { convergeCommandLine } from "../support/converge-command.js";
+import { runProcess } from "../support/run-process.js";
 import {
   ADMIN_TOKEN, E2E_TIMEOUT_MS, ENVIRONMENTS_DIR, ORDERS_API, convergedExamples, converge, expectExit, liveRoute, useE2eResources, writeFiles,
 } from "./e2e-fixture.js";
@@ -89,13 +91,21 @@ describe("system errors in converge's words", { timeout: E2E_TIMEOUT_MS }, () =>
     expect(fewLines(result, 2)[0]).toBe("converge: cannot read the desired state (1 problem):");
   });
 
-  it("prints validate --output json's problems on stdout only, one line on stderr", async () => {
+  it("prints validate --output json's problems once on a terminal: the JSON, and one line on stderr", async () => {
     const dir = await dirs.make();
     await writeFiles(dir, { "bad.yaml": "kind: Route\nspec:\n  routeKey: GET /x\n" });
-    const result = await offline(["validate", "-f", ".", "--output", "json"], dir);
-    expectExit(result, 1);
-    expect(fewLines(result, 1)).toEqual(["converge: desired state is not valid (1 problem): listed on stdout (--output json)"]);
-    expect((JSON.parse(result.stdout) as { error: { problems: unknown[] } }).error.problems).toHaveLength(1);
+    const piped = await offline(["validate", "-f", ".", "--output", "json"], dir);
+    expectExit(piped, 1);
+    expect((JSON.parse(piped.stdout) as { error: { problems: unknown[] } }).error.problems).toHaveLength(1);
+    // stdout in a file (a CI job's report): the problems are in the job's log too
+    expect(fewLines(piped, 2)[1]).toMatch(/^ {2}bad\.yaml:1:1: api: api is required/);
+    // on a terminal (util-linux script's pty): the JSON, then one line, and no problem twice
+    const command = `${convergeCommandLine()} validate -f . --output json`;
+    const terminal = await runProcess("/usr/bin/script", ["-qfec", command, "/dev/null"], { cwd: dir, env: { PATH: process.env.PATH ?? "", HOME: dir, NO_COLOR: "1", TERM: "dumb" } });
+    expect(terminal.code).toBe(1);
+    const lines = terminal.stdout.replace(/\r/g, "").trimEnd().split("\n");
+    expect(lines.at(-1)).toBe("converge: desired state is not valid (1 problem): listed above (--output json)");
+    expect(terminal.stdout.match(/api is required/g)).toHaveLength(1);
   });
 });
 

@@ -67,8 +67,8 @@ export function resolveTwins(
   if (different) {
     return { hint: ` (they are not identical twins: ${different.integrationId} differs from ${survivor.integrationId} `
       + `in ${twinDifferences(survivor, different).join(", ")}). Two managers of one backend make such twins (a terraform `
-      + "configuration beside these documents, say): keep each integration in one of them; "
-      + "terraform state pull | converge drift -f … --state - names what a state manages" };
+      + "configuration beside these documents, say): give its state (terraform state pull | converge plan -f … --state -) "
+      + "and the twin it holds is left to it" };
   }
   const why = twinRepairOf(apiId, context);
   if (loaded.document.ensure !== "present") return { hint: "" };
