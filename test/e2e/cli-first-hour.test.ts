@@ -6,7 +6,7 @@ import { runCli, type CliResult } from "../support/cli.js";
 import { convergeCommandLine } from "../support/converge-command.js";
 import { runProcess } from "../support/run-process.js";
 import {
-  ADMIN_TOKEN, E2E_TIMEOUT_MS, ENVIRONMENTS_DIR, ORDERS_API, convergedExamples, converge, expectExit, liveRoute, useE2eResources, writeFiles,
+  ADMIN_TOKEN, E2E_TIMEOUT_MS, ENVIRONMENTS_DIR, ORDERS_API, convergedExamples, converge, createIntegrationOverHttp, expectExit, liveRoute, useE2eResources, writeFiles,
 } from "./e2e-fixture.js";
 
 /**
@@ -226,5 +226,30 @@ describe("two managers of one resource", { timeout: E2E_TIMEOUT_MS }, () => {
     }
     const without = await converge(service, ["plan", "-f", "."], dir);
     expect(without.stderr).not.toContain("warning");
+  });
+
+  it("leaves to a state the twin integration it pins: the documents' plan goes on with --state, and says how without it", async () => {
+    const { service, dir } = await convergedExamples(services, dirs);
+    // what terraform-hcl's configuration makes beside the documents: the same backend, other values
+    const twin = await createIntegrationOverHttp(service, ORDERS_API, {
+      integrationType: "HTTP_PROXY", integrationUri: "https://orders.internal.example/v2", integrationMethod: "ANY", payloadFormatVersion: "1.0", description: "made by terraform",
+    });
+    const attributes = {
+      id: `${ORDERS_API}/${twin.integrationId}`, api_id: ORDERS_API, integration_id: twin.integrationId, api_gateway_managed: false,
+      integration_type: "HTTP_PROXY", integration_uri: "https://orders.internal.example/v2", integration_method: "ANY", payload_format_version: "1.0",
+      timeout_in_millis: null, connection_type: null, connection_id: null, description: "made by terraform", credentials_arn: null, integration_subtype: null,
+      passthrough_behavior: null, content_handling_strategy: null, template_selection_expression: null, request_templates: null, request_parameters: null,
+      response_parameters: null, tls_config: null,
+    };
+    const state = { version: 4, terraform_version: "1.11.4", serial: 1, lineage: "x", outputs: {}, check_results: null, resources: [
+      { mode: "managed", type: "converge_integration", name: "orders_backend", provider: 'provider["registry.terraform.io/converge/converge"]', instances: [{ schema_version: 0, sensitive_attributes: [], attributes }] },
+    ] };
+    await writeFile(join(dir, "..", `${twin.integrationId}.tfstate`), JSON.stringify(state, null, 2));
+    const refused = await converge(service, ["plan", "-f", "."], dir);
+    expectExit(refused, 1);
+    expect(refused.stderr).toContain("give its state (terraform state pull | converge plan -f … --state -) and the twin it holds is left to it");
+    const planned = await converge(service, ["plan", "-f", ".", "--state", join("..", `${twin.integrationId}.tfstate`)], dir);
+    expectExit(planned, 0);
+    expect(planned.stderr).not.toContain("warning");
   });
 });
