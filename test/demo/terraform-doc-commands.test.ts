@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { E2E_TIMEOUT_MS, useE2eResources } from "../e2e/e2e-fixture.js";
 import { PACKAGE_ROOT } from "../support/converge-command.js";
-import { codeBlocks, commandLines, describeLine, runReadmeLines } from "../support/readme-commands.js";
+import { codeBlocks, commandLines, describeLine, runReadmeLines, type LineResult, type ReadmeRunOptions } from "../support/readme-commands.js";
 import { assertTerraformAvailable } from "../support/terraform.js";
 
 /**
@@ -47,15 +47,21 @@ curl -sS --fail-with-body -X POST "$CONVERGE_ENDPOINT/v2/apis/a1b2c3d4e5/routes"
 \`\`\`
 `);
 
+/** export.md's ```sh block `block` after the estate's lines, in a directory holding examples/desired-state as `infra`; every line's exit as noted. */
+async function exportBlock(block: number, options: Pick<ReadmeRunOptions, "skip" | "answers"> = {}): Promise<LineResult[]> {
+  assertTerraformAvailable();
+  const scratch = await dirs.make("export-doc");
+  const cwd = join(scratch, "work");
+  await cp(join(PACKAGE_ROOT, "examples/desired-state"), join(cwd, "infra"), { recursive: true });
+  const doc = commandLines(await readFile(join(PACKAGE_ROOT, "docs/manual/export.md"), "utf8"), [block]);
+  const results = await runReadmeLines([...ESTATE, ...doc], { cwd, scratch, timeoutMs: 400_000, ...options });
+  for (const result of results) expect(result.line.exits, describeLine(result)).toContain(result.code);
+  return results;
+}
+
 describe("docs/manual/export.md", () => {
   it("codifies what drift found unmanaged, as terraform with import blocks and as documents, as written", { timeout: E2E_TIMEOUT_MS * 5 }, async () => {
-    assertTerraformAvailable();
-    const scratch = await dirs.make("export-doc");
-    const cwd = join(scratch, "work");
-    await cp(join(PACKAGE_ROOT, "examples/desired-state"), join(cwd, "infra"), { recursive: true });
-    const doc = commandLines(await readFile(join(PACKAGE_ROOT, "docs/manual/export.md"), "utf8"), [0]);
-    const results = await runReadmeLines([...ESTATE, ...doc], { cwd, scratch, timeoutMs: 400_000 });
-    for (const result of results) expect(result.line.exits, describeLine(result)).toContain(result.code);
+    const results = await exportBlock(0);
     const output = (part: string) => results.find((result) => result.line.text.includes(part))!.output;
     expect(output("--report drift.json")).toContain("Route/a1b2c3d4e5/GET /by-hand unmanaged");
     expect(output("(cd codified")).toContain("Plan: 1 to import, 0 to add, 0 to change, 0 to destroy.");
@@ -63,17 +69,10 @@ describe("docs/manual/export.md", () => {
   });
 
   it("brings the estate under terraform: imports only, then no changes, as written", { timeout: E2E_TIMEOUT_MS * 5 }, async () => {
-    assertTerraformAvailable();
-    const scratch = await dirs.make("export-estate-doc");
-    const cwd = join(scratch, "work");
-    await cp(join(PACKAGE_ROOT, "examples/desired-state"), join(cwd, "infra"), { recursive: true });
-    const doc = commandLines(await readFile(join(PACKAGE_ROOT, "docs/manual/export.md"), "utf8"), [1]);
-    const results = await runReadmeLines([...ESTATE, ...doc], {
-      cwd, scratch, timeoutMs: 400_000,
+    const results = await exportBlock(1, {
       skip: { "export CONVERGE_ENDPOINT=https://…": "placeholders for your endpoint and token: the session exported the test service's", "converge provider install                      # once": "installed by the estate's lines" },
       answers: { "terraform apply         # imports only": "yes" },
     });
-    for (const result of results) expect(result.line.exits, describeLine(result)).toContain(result.code);
     const output = (part: string) => results.find((result) => result.line.text.startsWith(part))!.output;
     expect(output("terraform plan          #")).toMatch(/Plan: \d+ to import, 0 to add, 0 to change, 0 to destroy\./);
     expect(output("terraform apply")).toMatch(/Apply complete! Resources: \d+ imported, 0 added, 0 changed, 0 destroyed/);
