@@ -45,7 +45,9 @@ program
   .option("--world <file>", "world file (JSON) to boot; without it, the demo world")
   .option("--state-file <file>", "make state durable in this file")
   .option("--request-timeout <seconds>", "answer 408 and close the connection when a request's headers or body take longer", integerIn(1, 3600, "seconds"), 30)
-  .action(async (options: { host: string; port: number; world?: string; stateFile?: string; requestTimeout: number }) => {
+  .option("--admin-token <file>", "file holding the control interface's admin token (or CONVERGE_ADMIN_TOKEN); on a loopback address without one, one is made and printed")
+  .option("--journal-size <n>", "requests the control interface's journal holds, a ring (0 turns it off; default 10000)", integerIn(0, 1_000_000, "a number of requests"))
+  .action(async (options: import("./serve-command.js").ServeOptions) => {
     const { serveCommand } = await import("./serve-command.js");
     process.exitCode = await serveCommand(options);
   });

@@ -28,7 +28,8 @@ export function isConvergeError(value: unknown): value is ConvergeError {
   return isBrandedError(value);
 }
 
-export type ServiceName = "account" | "apigateway";
+/** Which interface of the services a call went to: one of the two services, or their control interface (`control`, tests only). */
+export type ServiceName = "account" | "apigateway" | "control";
 
 export interface ApiErrorDetails {
   readonly service: ServiceName;

@@ -68,11 +68,15 @@ export interface CallSpec<T> {
   readonly query?: Readonly<Record<string, string | undefined>>;
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: unknown;
+  /** A body sent as text (`text/plain`) instead of JSON: a state file uploaded to the control interface. */
+  readonly text?: string;
   readonly idempotent: boolean;
   /** The success status the contract promises. */
   readonly expectStatus: number;
   /** Schema of the success body; absent when the contract promises an empty body. */
   readonly response?: z.ZodType<T>;
+  /** The success body is text, answered as is (a checkpoint downloaded from the control interface). */
+  readonly textAnswer?: boolean;
   readonly signal?: AbortSignal | undefined;
 }
 
@@ -160,14 +164,14 @@ export class Transport {
 
   /** Sends one call of `service` and answers its body, checked against the contract. */
   async call<T>(service: ServiceName, spec: CallSpec<T>): Promise<T> {
-    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    const body = spec.text ?? (spec.body === undefined ? undefined : JSON.stringify(spec.body));
     // every request has the same shape, so that the layers below stay monomorphic
     const request: WireRequest = {
       service,
       operation: spec.operation,
       method: spec.method,
       path: spec.query === undefined ? spec.path : spec.path + queryString(spec.query),
-      headers: this.#headersFor(spec.headers, body !== undefined),
+      headers: spec.text === undefined ? this.#headersFor(spec.headers, body !== undefined) : { ...this.#headersFor(spec.headers, false), "content-type": "text/plain; charset=utf-8" },
       body,
       idempotent: spec.idempotent,
       signal: spec.signal,
@@ -307,6 +311,7 @@ export function decodeError(request: WireRequest, response: WireResponse, redact
  * messages are built from the redacted text (before any excerpt is cut, so no token prefix shows).
  */
 function parseBody<T>(request: WireRequest, spec: CallSpec<T>, response: WireResponse, redact: (text: string) => string): T {
+  if (spec.textAnswer) return response.text as T;
   if (!spec.response) {
     if (response.text.length > 0) throw new ContractViolationError(request.service, request.operation, ["expected an empty body"]);
     return undefined as T;

@@ -4,7 +4,7 @@ import type { ServiceName } from "./errors.js";
 export interface WireRequest {
   readonly service: ServiceName;
   readonly operation: string;
-  readonly method: "GET" | "POST" | "PATCH" | "DELETE";
+  readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** Path with query string. */
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;

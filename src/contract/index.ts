@@ -16,3 +16,4 @@ export {
   type PathParameterNames,
 } from "./operation-table.js";
 export type { FieldIssue } from "./field-issues.js";
+export * from "./control.js";

@@ -5,6 +5,8 @@ export interface Identity {
   readonly accountId: string;
   /** Stable key for per-identity bookkeeping (throttling). */
   readonly key: string;
+  /** The identity's name in the journal and in fault rules: its `name` in the world file, else `identities[N]`. */
+  readonly label: string;
   /** Whether the identity may perform `service:Operation`. */
   may(action: string): boolean;
 }
@@ -13,6 +15,7 @@ export interface IdentityConfig {
   readonly token: string;
   readonly accountId: string;
   readonly allow: ReadonlyArray<string>;
+  readonly name?: string | undefined;
 }
 
 /** Maps bearer tokens to identities; allow-list entries may end in `*`. */
@@ -26,6 +29,7 @@ export class IdentityRegistry {
       this.#byToken.set(config.token, {
         accountId: config.accountId,
         key: `identity-${index}`,
+        label: config.name ?? `identities[${index}]`,
         may(action) {
           let allowed = decisions.get(action);
           if (allowed === undefined) {
@@ -38,14 +42,9 @@ export class IdentityRegistry {
     });
   }
 
-  /** The identity behind an `Authorization` header, or AccessDenied in the caller's service dialect. */
-  authenticate(authorization: string | undefined, dialect: ErrorDialect): Identity {
-    if (!authorization) throw dialect.accessDenied("missing credentials: send an Authorization: Bearer <token> header");
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (!match) throw dialect.accessDenied('malformed Authorization header: expected "Bearer <token>"');
-    const identity = this.#byToken.get(match[1]!);
-    if (!identity) throw dialect.accessDenied("the security token included in the request is invalid");
-    return identity;
+  /** Every token with its identity. */
+  entries(): IterableIterator<[string, Identity]> {
+    return this.#byToken.entries();
   }
 
   authorize(identity: Identity, service: ServiceName, operation: string, dialect: ErrorDialect): void {
@@ -54,11 +53,20 @@ export class IdentityRegistry {
       throw dialect.accessDenied(`account ${identity.accountId} is not authorized to perform ${action}`);
     }
   }
-
-  accountIds(): string[] {
-    return [...new Set([...this.#byToken.values()].map((identity) => identity.accountId))];
-  }
 }
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** The token of an `Authorization` header, or why it has none: the message AccessDenied answers. */
+export function bearerToken(authorization: string | undefined): { readonly token: string } | { readonly denied: string } {
+  if (!authorization) return { denied: "missing credentials: send an Authorization: Bearer <token> header" };
+  const match = BEARER.exec(authorization);
+  if (!match) return { denied: 'malformed Authorization header: expected "Bearer <token>"' };
+  return { token: match[1]! };
+}
+
+/** The message AccessDenied answers for a token no world knows. */
+export const UNKNOWN_TOKEN = "the security token included in the request is invalid";
 
 function compileAllowEntry(entry: string): (action: string) => boolean {
   if (entry === "*") return () => true;

@@ -32,6 +32,11 @@ export class PageTokens {
     return Buffer.from(position, "utf8").toString("base64url") === payload ? position : undefined;
   }
 
+  /** Reads the key again on next use: the state it was stored in was replaced (a reset, a restored checkpoint). */
+  reload(): void {
+    this.#key = undefined;
+  }
+
   #sign(scope: string, payload: string): string {
     return createHmac("sha256", (this.#key ??= this.#keySource()))
       .update(scope)

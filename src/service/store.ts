@@ -97,7 +97,7 @@ export class Store {
     const notice = options.notice ?? (() => undefined);
     this.#notice = notice;
     const bytes = await readStateFile(path);
-    const parsed = bytes === undefined ? undefined : parseStateFile(path, bytes, this.#schemas());
+    const parsed = bytes === undefined ? undefined : parseStateFile(path, bytes, this.schemas());
     if (parsed) this.#load(path, parsed);
     this.#path = path;
     try {
@@ -122,6 +122,34 @@ export class Store {
     if (!this.#journal || mutations.length === 0) return Promise.resolve();
     this.#applied += 1;
     return this.#journal.append(encodeTuples(mutations), mutations.length, this.#applied);
+  }
+
+  /**
+   * Replaces the whole state with `mutations` (a snapshot: a reset, a restored checkpoint); with a
+   * state file, the file is rewritten as that one snapshot. Resolves once it is on disk; rejects
+   * with {@link StateWriteError} when it cannot be, after bringing memory back to the file (nothing
+   * of the replacement stays). The caller makes sure no other commit is in flight (src/service/world-gate.ts).
+   */
+  replace(mutations: ReadonlyArray<Mutation>): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    this.#replaceMemory(mutations);
+    if (!this.#journal) return Promise.resolve();
+    this.#applied += 1;
+    return this.#journal.rewrite(this.#applied);
+  }
+
+  /** Every entry of every collection, in an order that replays (a snapshot of memory). */
+  snapshot(): Mutation[] {
+    const out: Mutation[] = [];
+    for (const [name, collection] of this.#collections) {
+      for (const [key, value] of collection.entries()) out.push({ collection: name, key, value });
+    }
+    return out;
+  }
+
+  /** What each collection's stored values look like (a state file is checked against them). */
+  schemas(): ValueSchemas {
+    return new Map([...this.#collections].map(([name, collection]) => [name, collection.schema]));
   }
 
   /** The state as of now: every commit applied so far. */
@@ -149,10 +177,6 @@ export class Store {
     this.#journal = undefined;
   }
 
-  #schemas(): ValueSchemas {
-    return new Map([...this.#collections].map(([name, collection]) => [name, collection.schema]));
-  }
-
   /** Replaces memory with the state a file holds; a change that does not replay is a {@link StateFileError}. */
   #load(path: string, parsed: ParsedStateFile): void {
     for (const collection of this.#collections.values()) collection.clear();
@@ -174,17 +198,14 @@ export class Store {
     collection.restore(mutation.key, mutation.value);
   }
 
-  #snapshot(): Mutation[] {
-    const out: Mutation[] = [];
-    for (const [name, collection] of this.#collections) {
-      for (const [key, value] of collection.entries()) out.push({ collection: name, key, value });
-    }
-    return out;
+  #replaceMemory(mutations: ReadonlyArray<Mutation>): void {
+    for (const collection of this.#collections.values()) collection.clear();
+    for (const mutation of mutations) this.#restore(mutation);
   }
 
   #owner(): JournalOwner {
     return {
-      snapshot: () => this.#snapshot(),
+      snapshot: () => this.snapshot(),
       durable: (ticket) => {
         this.#durable = ticket;
         if (this.#waiters.length === 0) return;
@@ -267,6 +288,8 @@ interface Entry {
   readonly ticket: number;
   readonly tuples: string;
   readonly count: number;
+  /** The whole state was replaced: the file is rewritten as one snapshot of memory. */
+  readonly rewrite: boolean;
   readonly resolve: () => void;
   readonly reject: (error: unknown) => void;
 }
@@ -339,8 +362,17 @@ class Journal {
   }
 
   append(tuples: string, count: number, ticket: number): Promise<void> {
+    return this.#enqueue(tuples, count, ticket, false);
+  }
+
+  /** Rewrites the file as one snapshot of memory (after the state was replaced), in turn with the appends queued before it. */
+  rewrite(ticket: number): Promise<void> {
+    return this.#enqueue("", 0, ticket, true);
+  }
+
+  #enqueue(tuples: string, count: number, ticket: number, rewrite: boolean): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ ticket, tuples, count, resolve, reject });
+      this.#queue.push({ ticket, tuples, count, rewrite, resolve, reject });
       this.#flushing ??= this.#flush();
     });
   }
@@ -364,7 +396,7 @@ class Journal {
         const seq = this.#seq + 1;
         const count = batch.reduce((sum, entry) => sum + entry.count, 0);
         try {
-          if (this.#sinceSnapshot + count >= this.#compactAfter) {
+          if (this.#sinceSnapshot + count >= this.#compactAfter || batch.some((entry) => entry.rewrite)) {
             // memory is exactly the file plus this batch: the snapshot stands for both
             const text = snapshotLine(seq, this.#owner.snapshot());
             await this.#fs.replace(this.#path, text);

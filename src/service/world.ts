@@ -21,6 +21,8 @@ export const WorldFile = z.strictObject({
     token: z.string().min(1, { error: "expected a non-empty token" }),
     accountId: AccountId,
     allow: z.array(z.string().min(1)).default(["*"]),
+    /** How the journal and fault rules name the identity; `identities[N]` when absent. */
+    name: z.string().regex(/^[A-Za-z0-9._:@-]{1,100}$/, { error: "expected 1 to 100 letters, digits, '.', '_', ':', '@' or '-'" }).optional(),
   })).default([]),
   regions: z.array(z.strictObject({ regionName: z.string().min(1).max(50), optStatus: RegionOptStatus })).default([]),
   regionTransitionMs: z.number().int().min(0).default(2000),
@@ -79,17 +81,21 @@ export async function loadWorldFile(path: string): Promise<World> {
   return parseWorld(json, path);
 }
 
-function crossCheckWorld(world: World): string[] {
+/** What a world's schema cannot say: repeated tokens, names and IDs, and rules between fields; each message begins with the field's path. */
+export function crossCheckWorld(world: World): string[] {
   const problems: string[] = [];
   const tokens = new Set<string>();
+  const names = new Set<string>();
   world.identities.forEach((identity, index) => {
     if (tokens.has(identity.token)) problems.push(`identities[${index}].token repeats the token of an earlier identity`);
     tokens.add(identity.token);
+    if (identity.name !== undefined && names.has(identity.name)) problems.push(`identities[${index}].name ${JSON.stringify(identity.name)} appears twice`);
+    if (identity.name !== undefined) names.add(identity.name);
   });
-  const names = new Set<string>();
+  const regionNames = new Set<string>();
   world.regions.forEach((region, index) => {
-    if (names.has(region.regionName)) problems.push(`regions[${index}].regionName ${JSON.stringify(region.regionName)} appears twice`);
-    names.add(region.regionName);
+    if (regionNames.has(region.regionName)) problems.push(`regions[${index}].regionName ${JSON.stringify(region.regionName)} appears twice`);
+    regionNames.add(region.regionName);
   });
   const apiIds = new Set<string>();
   world.apis.forEach((api, index) => {

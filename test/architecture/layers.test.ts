@@ -8,7 +8,7 @@ import { KIND_ENGINES } from "../../src/reconcile/kinds/registry.js";
 /**
  * The layers point down (docs/manual/layout.md): input-limits and contract ← service, clients, desired ← reconcile ← provider,
  * cli (neither imports the other, nothing below imports either; a fact both need lives below them, as go-plugin's handshake in
- * src/contract/plugin-handshake.ts), and the provider's runtime uses nothing of src/ but that; constructs use only desired and contract. Every relative import of every source file is checked,
+ * src/contract/plugin-handshake.ts); testing (`converge/testing`, the services as a test double) stands on service and clients; the provider's runtime uses nothing of src/ but that; constructs use only desired and contract. Every relative import of every source file is checked,
  * static and dynamic, type-only included (a type import is still a dependency on the layer), and
  * no imports may form a cycle, type-only included: a shared type lives in the module that owns the
  * contract, never in one of its consumers.
@@ -27,6 +27,7 @@ const ALLOWED: Readonly<Record<string, ReadonlyArray<string>>> = {
   "src/provider/runtime": ["src/provider/runtime", "src/contract"],
   "src/provider": ["src/provider", "src/provider/runtime", "src/reconcile", "src/desired", "src/clients", "src/contract"],
   "src/cli": ["src/cli", "src/reconcile", "src/desired", "src/clients", "src/service", "src/contract", "src/input-limits"],
+  "src/testing": ["src/testing", "src/service", "src/clients", "src/contract"],
   "constructs": ["constructs", "src/desired", "src/contract"],
 };
 

@@ -19,11 +19,12 @@ const TIMEOUT_MS = 180_000;
 /** A few names each entry point must export (what the README and docs/manual/ show users importing). */
 const EXPECTED: Readonly<Record<string, ReadonlyArray<string>>> = {
   "./service": ["startService", "DEMO_WORLD", "parseWorld", "loadWorldFile"],
-  "./clients": ["createClients", "Credentials", "AccountClient", "GatewayClient", "collect", "isApiError", "isNotFound"],
+  "./clients": ["createClients", "Credentials", "AccountClient", "GatewayClient", "collect", "isApiError", "isNotFound", "ControlClient", "TestWorld"],
   "./contract": ["ACCOUNT_OPERATIONS", "GATEWAY_OPERATIONS", "Route", "Integration", "PutAlternateContactRequest", "routeProtocolIssues", "fillPath"],
   /** The contract's name until 0.2 (an alias kept for one release, so that imports of converge/spec keep working). */
   "./spec": ["ACCOUNT_OPERATIONS", "GATEWAY_OPERATIONS", "Route", "Integration", "PutAlternateContactRequest", "routeProtocolIssues", "fillPath"],
   "./constructs": ["ConvergeConfig", "AlternateContact", "Integration", "Route", "RegionOptIn", "Api"],
+  "./testing": ["startTestService", "attachTestService", "ControlClient", "TestWorld"],
 };
 
 function env(): Record<string, string> {

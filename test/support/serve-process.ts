@@ -32,6 +32,10 @@ export interface ServeProcessOptions {
   readonly requestTimeoutSeconds?: number;
   /** Extra `node` flags, e.g. `--cpu-prof` (only where converge runs on Node.js: CONVERGE_TEST_CLI=node). */
   readonly nodeArgs?: ReadonlyArray<string>;
+  /** More arguments of `converge serve`, after the others (`--admin-token FILE`, `--host 0.0.0.0`, …). */
+  readonly args?: ReadonlyArray<string>;
+  /** The process's environment: this one's without its `CONVERGE_*` variables, and these. @default this one's, as is */
+  readonly env?: Readonly<Record<string, string>>;
   /** @default 15000 */
   readonly startTimeoutMs?: number;
 }
@@ -55,8 +59,13 @@ export function startServeProcess(options: ServeProcessOptions = {}): Promise<Se
     ...(options.worldFile !== undefined ? ["--world", options.worldFile] : []),
     ...(options.stateFile !== undefined ? ["--state-file", options.stateFile] : []),
     ...(options.requestTimeoutSeconds !== undefined ? ["--request-timeout", String(options.requestTimeoutSeconds)] : []),
+    ...(options.args ?? []),
   ];
-  const child = spawn(converge.file, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const env = options.env === undefined ? process.env : {
+    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("CONVERGE_"))),
+    ...options.env,
+  };
+  const child = spawn(converge.file, args, { stdio: ["ignore", "pipe", "pipe"], env });
   let stdout = "";
   let stderr = "";
   child.stdout!.setEncoding("utf8");

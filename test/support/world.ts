@@ -126,6 +126,7 @@ function serviceView(current: () => RunningService): RunningService {
     get world() { return current().world; },
     get demo() { return current().demo; },
     get requests() { return current().requests; },
+    get adminToken() { return current().adminToken; },
     close: () => current().close(),
   };
 }

@@ -3,6 +3,7 @@ import { buildsCompared } from "./builds-compared.js";
 import { cdktfApply } from "./cdktf-apply.js";
 import { cliExecutable } from "./cli-executable.js";
 import { clientVsAutocannon } from "./client-vs-autocannon.js";
+import { controlInterface } from "./control-interface.js";
 import { driftEstate } from "./drift-estate.js";
 import { driftState } from "./drift-state.js";
 import { exportTerraform } from "./export-terraform.js";
@@ -14,4 +15,4 @@ import { validateEstate } from "./validate-estate.js";
 import { validateVariables } from "./validate-variables.js";
 
 /** Every comparison benchmark, in the order they run after the load cases. */
-export const BENCH_EXPERIMENTS: ReadonlyArray<BenchExperiment> = [clientVsAutocannon, validateEstate, validateVariables, nestingScan, reconcileEstate, driftEstate, driftState, htmlReport, cdktfApply, terraformProvider, exportTerraform, buildsCompared, cliExecutable];
+export const BENCH_EXPERIMENTS: ReadonlyArray<BenchExperiment> = [clientVsAutocannon, validateEstate, validateVariables, nestingScan, reconcileEstate, driftEstate, driftState, htmlReport, cdktfApply, terraformProvider, exportTerraform, buildsCompared, cliExecutable, controlInterface];
