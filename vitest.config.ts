@@ -23,6 +23,7 @@ const PACKAGED_SUITES = [
   "test/demo/scheduled-drift-examples.test.ts",
   "test/demo/environments-examples.test.ts",
   "test/demo/continuous-reconcile-examples.test.ts",
+  "test/demo/readme-commands.test.ts",
   "test/demo/testing-examples.test.ts",
   "test/provider/terraform-*.test.ts",
 ];

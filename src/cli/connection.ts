@@ -51,7 +51,7 @@ export function connect(flags: ConnectionFlags, env: NodeJS.ProcessEnv = process
     throw new CliError("no endpoint: pass --endpoint URL or set CONVERGE_ENDPOINT (e.g. http://127.0.0.1:4566 for `converge serve`)");
   }
   for (const [flag, value] of [
-    ["--endpoint", endpoint],
+    [flags.endpoint !== undefined ? "--endpoint" : "CONVERGE_ENDPOINT", endpoint],
     ["--account-endpoint", flags.accountEndpoint],
     ["--gateway-endpoint", flags.gatewayEndpoint],
   ] as const) {

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { parseDriftReport, type DriftReport } from "../reconcile/drift-report.js";
 import { CliError } from "./cli-error.js";
 import { parseJsonFile } from "./json-file.js";
+import { describeFileError } from "../contract/file-errors.js";
 
 /**
  * A JSON drift report named on the command line (`drift merge`, `export --from-drift`), read and
@@ -14,7 +15,7 @@ export async function readDriftReportFile(file: string): Promise<DriftReport> {
     json = parseJsonFile(await readFile(file, "utf8"), file);
   } catch (error) {
     if (error instanceof CliError) throw error;
-    throw new CliError(`cannot read drift report ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new CliError(`cannot read drift report ${file}: ${describeFileError(error)}`);
   }
   return parseDriftReport(json, file);
 }

@@ -10,6 +10,7 @@ import {
   type IgnoreRule,
   type IgnoreRuleProblem,
 } from "../reconcile/drift-ignore-rules.js";
+import { describeFileError } from "../contract/file-errors.js";
 
 /** The ignore file `converge drift` reads from its working directory when it is there, before every --ignore file. */
 export const CONVERGE_IGNORE_FILE = ".convergeignore.yaml";
@@ -84,8 +85,7 @@ async function readIgnoreFile(file: string, path: string): Promise<{ file: Ignor
       await handle.close();
     }
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    return { problem: { file, message: `cannot read the ignore file: ${code}` } };
+    return { problem: { file, message: `cannot read the ignore file: ${describeFileError(error)}` } };
   }
   if (bytes.length > MAX_IGNORE_FILE_BYTES) {
     return { problem: { file, message: `is larger than ${MAX_IGNORE_FILE_BYTES} bytes: expected an ignore file of at most 1 MiB (split the rules over several --ignore files)` } };

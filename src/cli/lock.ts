@@ -4,6 +4,7 @@ import { dirname, resolve } from "node:path";
 import lockfile from "proper-lockfile";
 import { parseJsonWithinDepth } from "../input-limits/nesting.js";
 import { CliError } from "./cli-error.js";
+import { describeFileError } from "../contract/file-errors.js";
 
 /**
  * The advisory lock of `apply --lock FILE` (docs/manual/plan-and-apply.md): held for a whole apply, so
@@ -131,7 +132,7 @@ async function refuseForeignFile(file: string, path: string): Promise<void> {
     text = await readFile(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw new CliError(`--lock ${file}: cannot read it: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new CliError(`--lock ${file}: cannot read it: ${describeFileError(error)}`);
   }
   if (readHolder(text) === undefined) {
     throw new CliError(`--lock ${file} is a file that is not a converge lock record (converge writes its holder there, and removes it): `

@@ -17,6 +17,9 @@ import { withConnectionOptions, withOutputOptions, withPruneOptions, withVariabl
 import type { VariableFlags } from "./variable-flags.js";
 import { packageVersion } from "./release/package-version.js";
 import { refuseWithoutCheckout } from "./release/single-executable.js";
+import { describeSystemError } from "./system-error.js";
+import { refusedTokenHint, type TokenSourceFlags } from "./token-hint.js";
+import { installUsageErrors } from "./usage-error.js";
 
 // Each command's module is imported when it runs: `plan` in a CI job does not load the service.
 
@@ -36,7 +39,6 @@ const program = new Command()
   .name("converge")
   .description("Reconcile alternate contacts, Region opt-ins, routes and integrations with the state you declare.")
   .version(packageVersion(), "-V, --version", "print converge's version")
-  .showHelpAfterError()
   .exitOverride();
 
 program
@@ -251,11 +253,12 @@ program
   });
 
 program.addOption(new Option("--debug", "print stack traces of unexpected errors").hideHelp());
+installUsageErrors(program);
 
-/** The --output of the command that runs, for reporting its errors in that format. */
-let outputFormat: string | undefined;
+/** The options of the command that runs, for reporting its errors (in its --output format, naming its token's source). */
+let runningOptions: { output?: string } & TokenSourceFlags = {};
 program.hook("preAction", (_program, command) => {
-  outputFormat = (command.opts() as { output?: string }).output;
+  runningOptions = command.opts();
   refuseWithoutCheckout(commandPath(command));
 });
 
@@ -302,21 +305,20 @@ function reportError(error: unknown): number {
   if (typeof code === "string" && code.startsWith("commander.")) {
     return code === "commander.helpDisplayed" || code === "commander.version" || code === "commander.help" ? 0 : 1;
   }
-  if (isDesiredStateError(error) && outputFormat === "json") {
-    // for machines, every problem on stdout; for people, the listed ones on stderr
-    process.stdout.write(`${JSON.stringify({
-      error: {
-        code: error.code,
-        message: `desired state is not valid (${error.problems.length} problem${error.problems.length === 1 ? "" : "s"})`,
-        problems: error.problems,
-      },
-    }, null, 2)}\n`);
-  }
-  if (isDesiredStateError(error) || isConvergeError(error) || (error as { code?: string }).code === "CONVERGE_CLI") {
-    process.stderr.write(`converge: ${(error as Error).message}\n`);
+  if (isDesiredStateError(error) && runningOptions.output === "json") {
+    // for machines, every problem on stdout; for people, the listed ones on stderr, unless stdout is their terminal already
+    const headline = `${error.headline} (${error.problems.length} problem${error.problems.length === 1 ? "" : "s"})`;
+    process.stdout.write(`${JSON.stringify({ error: { code: error.code, message: headline, problems: error.problems } }, null, 2)}\n`);
+    process.stderr.write(process.stdout.isTTY ? `converge: ${headline}: listed above (--output json)\n` : `converge: ${error.message}\n`);
     return 1;
   }
-  const message = error instanceof Error ? error.message : String(error);
+  if (isDesiredStateError(error) || isConvergeError(error) || (error as { code?: string }).code === "CONVERGE_CLI") {
+    const hint = refusedTokenHint(error, runningOptions);
+    process.stderr.write(`converge: ${(error as Error).message}\n${hint ? `  ${hint}\n` : ""}`);
+    return 1;
+  }
+  const system = describeSystemError(error);
+  const message = system ?? (error instanceof Error ? error.message : String(error));
   process.stderr.write(`converge: ${message}\n`);
   if (process.argv.includes("--debug") && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   return 1;

@@ -93,6 +93,7 @@ function describeDemoWorld(service: RunningService): string {
     "demo world (no --world given): these are demo credentials, valid only on this local service",
     ...service.world.identities.map((identity) => `  token ${identity.token.padEnd(22)} account ${identity.accountId}  allow ${identity.allow.join(", ")}`),
     `try: curl -s -X POST ${service.url}/listRegions -H 'authorization: Bearer demo-admin-token' -H 'content-type: application/json' -d '{"MaxResults": 5}'`,
+    "every operation's curl (changing a contact or a route by hand among them): docs/manual/calling-services.md",
     "",
   ];
   return lines.join("\n");

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { inspect } from "node:util";
 import { CredentialsError } from "./errors.js";
+import { describeFileError } from "../contract/file-errors.js";
 
 /**
  * A bearer token kept out of sight: it lives in a private field, and inspecting, printing or
@@ -62,7 +63,7 @@ export class Credentials {
       try {
         text = readFileSync(options.tokenFile, "utf8");
       } catch (error) {
-        throw new CredentialsError(`cannot read the token file ${options.tokenFile}: ${(error as NodeJS.ErrnoException).code ?? "read error"}`);
+        throw new CredentialsError(`cannot read the token file ${options.tokenFile}: ${describeFileError(error)}`);
       }
       return new Credentials(text, options.tokenFile);
     }

@@ -60,7 +60,7 @@ export function describeZodIssues(issues: ReadonlyArray<z.core.$ZodIssue>, input
 function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
   const value = valueAtPath(input, issue.path);
   const parentIsObject = issue.path.length === 0 || isPlainObject(valueAtPath(input, issue.path.slice(0, -1)));
-  if (issue.code === "invalid_type" && value === undefined && parentIsObject) {
+  if (value === undefined && parentIsObject && issue.code !== "unrecognized_keys") {
     return `${formatFieldPath(issue.path)} is required: ${stripInvalidInput(issue.message)}`;
   }
   if (issue.code === "invalid_key") {
@@ -76,7 +76,8 @@ function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
 
 /** zod's default messages start with "Invalid input: "; ours say what was expected. */
 function stripInvalidInput(message: string): string {
-  return message.replace(/^Invalid input: /, "").replace(/^Invalid /, "invalid ");
+  // "received undefined" says nothing a person can act on: the field is missing, which the message says first
+  return message.replace(/^Invalid input: /, "").replace(/^Invalid /, "invalid ").replace(/, received undefined$/, "");
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,4 +1,5 @@
 import { createReadStream, readFileSync, statSync } from "node:fs";
+import { describeFileError } from "../contract/file-errors.js";
 
 /**
  * The largest desired-state file converge reads; a larger one is refused before it is read. At this
@@ -44,5 +45,5 @@ export async function readBoundedFile(file: string, name: string, what: FileKind
 
 /** The problem's message of a file that could not be read: the refusal's, or the system's code. */
 export function unreadable(error: unknown, name: string): string {
-  return error instanceof FileRefusal ? error.message : `cannot read ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+  return error instanceof FileRefusal ? error.message : `cannot read ${name}: ${describeFileError(error)}`;
 }

@@ -28,14 +28,28 @@ export const LISTED_PROBLEMS = 50;
  */
 export class DesiredStateError extends ProblemsError<DesiredStateProblem> {
   readonly code = "CONVERGE_DESIRED_STATE" as const;
+  /** What the problems are about, the message's first words: a DesiredStateHeadline. */
+  readonly headline: string;
 
-  constructor(problems: ReadonlyArray<DesiredStateProblem>) {
+  constructor(problems: ReadonlyArray<DesiredStateProblem>, headline: string = DesiredStateHeadline.invalid) {
     const listed = problems.slice(0, LISTED_PROBLEMS).map(formatProblem);
     if (problems.length > LISTED_PROBLEMS) listed.push(`… and ${problems.length - LISTED_PROBLEMS} more (--output json lists every problem)`);
-    super("desired state is not valid", problems, listed);
+    super(headline, problems, listed);
     this.name = "DesiredStateError";
+    this.headline = headline;
   }
 }
+
+/**
+ * The first words of a DesiredStateError: documents that break their schema or each other, files
+ * that could not be read at all, and documents that are valid but name what live state does not
+ * hold (an API of no such name, an integration two live ones match), found by plan, apply and drift.
+ */
+export const DesiredStateHeadline = {
+  invalid: "desired state is not valid",
+  unreadable: "cannot read the desired state",
+  unplannable: "desired state cannot be planned against the live state",
+} as const;
 
 export function isDesiredStateError(value: unknown): value is DesiredStateError {
   return isBrandedError(value, "CONVERGE_DESIRED_STATE");

@@ -1,4 +1,6 @@
-import { describeZodIssues, pinpointZodIssues } from "../contract/field-issues.js";
+import { closestMatch } from "../contract/closest-match.js";
+import { describeZodIssues, formatFieldPath, pinpointZodIssues } from "../contract/field-issues.js";
+import { fieldsAt } from "./schema-fields.js";
 import type { SourceLocation } from "./desired-state-error.js";
 import type { LoadedDocument } from "./loaded-document.js";
 import { DOCUMENT_SCHEMAS, type Document, type Kind } from "./schema.js";
@@ -14,9 +16,18 @@ export interface DocumentIssue {
  * as the schema parses it (defaults filled in), or every field that breaks the schema.
  */
 export function checkDocument(kind: Kind, value: unknown): { readonly document: Document } | { readonly issues: DocumentIssue[] } {
-  const result = DOCUMENT_SCHEMAS[kind].safeParse(value);
+  const schema = DOCUMENT_SCHEMAS[kind];
+  const result = schema.safeParse(value);
   if (!result.success) {
-    return { issues: describeZodIssues(pinpointZodIssues(result.error.issues), value).map((issue) => ({ path: issue.path ?? [], message: issue.message })) };
+    const issues = pinpointZodIssues(result.error.issues);
+    const unknownFields = new Set(issues.filter((issue) => issue.code === "unrecognized_keys").map((issue) => formatFieldPath(issue.path)));
+    return {
+      issues: describeZodIssues(issues, value).map((issue) => {
+        const path = issue.path ?? [];
+        const meant = unknownFields.has(issue.name) ? closestMatch(String(path.at(-1)), fieldsAt(schema, path.slice(0, -1))) : undefined;
+        return { path, message: meant === undefined ? issue.message : `${issue.message}: did you mean ${JSON.stringify(meant)}?` };
+      }),
+    };
   }
   return { document: result.data as Document };
 }

@@ -3,7 +3,7 @@ import { readdirSync, statSync, type Dirent, type Stats } from "node:fs";
 import { extname, join, relative } from "node:path";
 import { crossCheckDocuments } from "./cross-check.js";
 import { readBoundedFile, unreadable } from "./desired-file.js";
-import { DesiredStateError, type DesiredStateProblem } from "./desired-state-error.js";
+import { DesiredStateError, DesiredStateHeadline, type DesiredStateProblem } from "./desired-state-error.js";
 import { parseJsonText } from "./json-documents.js";
 import { LineIndex } from "./line-index.js";
 import { loadCacheKey, type LoadCache } from "./load-cache.js";
@@ -20,6 +20,7 @@ import { validateWithVariables } from "./variable-document.js";
 import { recordVariables, unusedVariableWarnings, type VariablesRecord } from "./variable-record.js";
 import { scanReferences } from "./variable-references.js";
 import { resolveVariables, type VariableInputs, type Variables } from "./variable-set.js";
+import { describeFileError } from "../contract/file-errors.js";
 
 export type { LoadedDocument } from "./loaded-document.js";
 export { MAX_FILE_BYTES } from "./desired-file.js";
@@ -75,6 +76,14 @@ const STDIN_NAME = "<stdin>";
 
 const EXTENSIONS = new Set([".yaml", ".yml", ".json"]);
 
+/** The problems of files that could not be read at all: when they are all there is, the error says so. */
+const UNREADABLE = new WeakSet<DesiredStateProblem>();
+
+function unreadableProblem(problem: DesiredStateProblem): DesiredStateProblem {
+  UNREADABLE.add(problem);
+  return problem;
+}
+
 /**
  * Loads desired state from files and directories (recursively, in sorted order; hidden entries,
  * `*.schema.json` files and entries that are not regular files are skipped) and standard input
@@ -111,7 +120,9 @@ export async function loadDesiredState(paths: ReadonlyArray<string>, options: Lo
     options.onWarning?.(warning);
   }
   for (const problem of crossCheckDocuments(reading.documents)) problems.push(problem);
-  if (problems.length > 0) throw new DesiredStateError(problems);
+  if (problems.length > 0) {
+    throw new DesiredStateError(problems, problems.every((problem) => UNREADABLE.has(problem)) ? DesiredStateHeadline.unreadable : DesiredStateHeadline.invalid);
+  }
   let fingerprint: string | undefined;
   return {
     documents: reading.documents, files: files.length, skipped: reading.skipped, warnings,
@@ -139,7 +150,7 @@ async function loadFile(file: string, name: string, variables: Variables | undef
   try {
     text = await readBoundedFile(file, name, "desired-state files", file === STDIN_PATH ? options.stdin ?? process.stdin : undefined);
   } catch (error) {
-    reading.problems.push({ file: name, line: 1, column: 1, path: "", message: unreadable(error, name) });
+    reading.problems.push(unreadableProblem({ file: name, line: 1, column: 1, path: "", message: unreadable(error, name) }));
     return;
   }
   reading.texts.push(text);
@@ -213,13 +224,13 @@ function collectFiles(path: string, walk: Walk, explicit: boolean): void {
     entries = readdirSync(path, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   } catch (error) {
     const name = explicit ? path : display(path);
-    walk.problems.push({
+    walk.problems.push(unreadableProblem({
       file: name,
       line: 1,
       column: 1,
       path: "",
-      message: `cannot read ${name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    });
+      message: `cannot read ${name}: ${describeFileError(error)}`,
+    }));
     return;
   }
   for (const entry of entries) {

@@ -2,6 +2,7 @@ import { createReadStream, readdirSync, readFileSync, statSync, type Dirent } fr
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { globSync } from "tinyglobby";
 import type { DesiredStateProblem } from "./desired-state-error.js";
+import { describeFileError } from "../contract/file-errors.js";
 
 /**
  * The state files a `--state` list names, and their texts: a file, a directory (every `*.tfstate`
@@ -60,7 +61,7 @@ export function collectStateSources(paths: ReadonlyArray<string>, cwd: string): 
     try {
       directory = statSync(absolute).isDirectory();
     } catch (error) {
-      problem(path, `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      problem(path, `cannot read ${path}: ${describeFileError(error)}`);
       continue;
     }
     if (!directory) {
@@ -81,7 +82,7 @@ function walkStates(directory: string, found: string[], problem: (file: string, 
   try {
     entries = readdirSync(directory, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   } catch (error) {
-    problem(directory, `cannot read ${directory}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    problem(directory, `cannot read ${directory}: ${describeFileError(error)}`);
     return;
   }
   for (const entry of entries) {

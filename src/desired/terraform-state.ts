@@ -14,6 +14,7 @@ import { dataSourceTypeOf } from "./terraform-attributes.js";
 import { inventoryChunks, isInventoryResource, triggersAttributeOf } from "./terraform-state-inventory.js";
 import { collectStateSources, readStateSource, StateTooLarge } from "./terraform-state-sources.js";
 import { parseStateText, type StateLocator, type StateResource } from "./terraform-state-text.js";
+import { describeFileError } from "../contract/file-errors.js";
 
 export type { TerraformOrigin } from "./loaded-document.js";
 
@@ -81,7 +82,7 @@ export async function loadTerraformStates(paths: ReadonlyArray<string>, options:
     try {
       text = await readStateSource(source, options.stdin ?? process.stdin);
     } catch (error) {
-      const message = error instanceof StateTooLarge ? error.message : `cannot read ${source.name}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+      const message = error instanceof StateTooLarge ? error.message : `cannot read ${source.name}: ${describeFileError(error)}`;
       problems.push({ file: source.name, line: 1, column: 1, path: "", message });
       continue;
     }

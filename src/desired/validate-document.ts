@@ -1,4 +1,5 @@
 import { formatFieldPath, isPlainObject, renderValue } from "../contract/field-issues.js";
+import { closestMatch } from "../contract/closest-match.js";
 import { checkDocument } from "./document-value.js";
 import type { DesiredStateProblem } from "./desired-state-error.js";
 import type { LoadedDocument } from "./loaded-document.js";
@@ -30,7 +31,8 @@ export function validateDocument(raw: DocumentToValidate): { document: LoadedDoc
   if (typeof kind !== "string" || !(KINDS as ReadonlyArray<string>).includes(kind)) {
     const received = kind === undefined ? "kind is missing" : `kind ${renderValue(kind)} is not valid`;
     const variable = typeof kind === "string" && kind.includes("${var.") ? " (a document's kind is never a variable: variables are read in the other values)" : "";
-    return { problems: [problem(["kind"], `${received}: expected one of ${KINDS.join(", ")}${variable}`)] };
+    const meant = typeof kind === "string" ? closestMatch(kind, KINDS) : undefined;
+    return { problems: [problem(["kind"], `${received}: expected one of ${KINDS.join(", ")}${variable}${meant ? ` (did you mean ${meant}?)` : ""}`)] };
   }
   const checked = checkDocument(kind as Kind, value);
   if ("issues" in checked) return { problems: checked.issues.map((issue) => problem(issue.path, issue.message)) };

@@ -201,7 +201,10 @@ function resolveApiIn(live: LiveState, ref: ApiRef): ReturnType<PlanContext["res
     apiId = ref;
   } else {
     const ids = live.apiIdsByName[ref.name] ?? [];
-    if (ids.length === 0) return { problem: `no API is named ${JSON.stringify(ref.name)} in this account` };
+    if (ids.length === 0) {
+      return { problem: `no API is named ${JSON.stringify(ref.name)} in this account (converge manages an API's routes and integrations, `
+        + "never the API itself: create it first, or check the endpoint and token)" };
+    }
     if (ids.length > 1) return { problem: `${ids.length} APIs are named ${JSON.stringify(ref.name)} (${ids.join(", ")}): reference one by its apiId` };
     apiId = ids[0]!;
   }

@@ -28,9 +28,15 @@ export function driftSummaryLine(report: DriftReport): string {
     + `${s["in-sync"]} in sync${more.map((part) => `, ${part}`).join("")} (${report.resources.length} resources)`;
 }
 
-/** `coverage 97.5% (39 of 40 live resources managed)` */
+/**
+ * `coverage 97.5% (39 of 40 live resources managed)`; `coverage unknown (…)` when some resource could
+ * not be read, since what could not be read is not counted: a percentage then would be a false
+ * "in sync" of the scope.
+ */
 export function driftCoverageLine(report: DriftReport): string {
   const { managed, live, percent } = report.summary.coverage;
+  const counted = `${managed} of ${live} live resource${live === 1 ? "" : "s"} read managed`;
+  if (report.summary.unknown > 0) return `coverage unknown (${report.summary.unknown} could not be read; ${counted})`;
   return `coverage ${percent}% (${managed} of ${live} live resource${live === 1 ? "" : "s"} managed)`;
 }
 
@@ -89,7 +95,9 @@ export function renderDriftAsMarkdown(report: DriftReport): string {
       + `${s.conflict > 0 ? ` · **${s.conflict}** claimed twice` : ""}`
       + ` · ${s.refused} refused · ${s["in-sync"]} in sync${s.ignored > 0 ? ` · ${s.ignored} ignored` : ""}`,
     "",
-    `Coverage: **${s.coverage.percent}%** (${s.coverage.managed} of ${s.coverage.live} live resources managed)`,
+    s.unknown > 0
+      ? `Coverage: **unknown** (${s.unknown} could not be read; ${s.coverage.managed} of ${s.coverage.live} live resources read managed)`
+      : `Coverage: **${s.coverage.percent}%** (${s.coverage.managed} of ${s.coverage.live} live resources managed)`,
     "",
     ...(report.variables ? [`Variables: ${escapeCell(describeVariables(report.variables))}`, ""] : []),
   ];

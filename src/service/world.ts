@@ -140,7 +140,7 @@ export const DEMO_WORLD: WorldInput = {
   identities: [
     { token: "demo-admin-token", accountId: "111111111111", allow: ["*"] },
     { token: "demo-security-token", accountId: "333333333333", allow: ["account:*"] },
-    { token: "demo-reader-token", accountId: "222222222222", allow: ["account:Get*", "account:ListRegions", "apigateway:Get*"] },
+    { token: "demo-reader-token", accountId: "111111111111", allow: ["account:Get*", "account:ListRegions", "apigateway:Get*"] },
     { token: "demo-standalone-token", accountId: "444444444444", allow: ["*"] },
   ],
   regions: [

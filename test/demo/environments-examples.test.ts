@@ -102,7 +102,7 @@ describe("examples/ci-apply/apply-environments.yml", () => {
     expect((await readdir(join(ENVIRONMENTS_DIR, "envs"))).sort()).toEqual(job.strategy.matrix.environment.map((environment) => `${environment}.yaml`).sort());
     expect(convergeLine(job, "plan ")).toContain('--var-file "$ENVIRONMENTS/${{ matrix.environment }}.yaml" --out plan-${{ matrix.environment }}.json');
     const apply = job.steps.find((step) => step.run?.includes("converge apply"))!;
-    expect(apply.run).toBe("npx --no converge apply plan-${{ matrix.environment }}.json --auto-approve");
+    expect(apply.run).toBe("converge apply plan-${{ matrix.environment }}.json --auto-approve");
     expect(apply.if).toBe("steps.plan.outputs.exit-code == '2'");
   });
 

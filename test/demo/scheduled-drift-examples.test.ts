@@ -1,5 +1,5 @@
 import { runProcess } from "../support/run-process.js";
-import { cp, mkdir, readFile, readdir, symlink, writeFile } from "node:fs/promises";
+import { cp, mkdir, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse, parseAllDocuments } from "yaml";
@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import type { RunningService } from "../../src/service/index.js";
 import { accountCall } from "../support/http.js";
 import { convergeCommand, convergeCommandLine } from "../support/converge-command.js";
-import { ADMIN_TOKEN, E2E_TIMEOUT_MS, EXAMPLES_DIR, convergedExamples, useE2eResources } from "../e2e/e2e-fixture.js";
+import { ADMIN_TOKEN, E2E_TIMEOUT_MS, EXAMPLES_DIR, ORDERS_API, convergedExamples, useE2eResources } from "../e2e/e2e-fixture.js";
+import { TERRAFORM, assertTerraformAvailable, runProviderInstall } from "../support/terraform.js";
 import type { WorkflowStep } from "./workflow-fixture.js";
 
 /**
@@ -131,7 +132,55 @@ describe("examples/scheduled-drift/drift.yml (GitHub Actions)", () => {
     expect(detect.run).toContain('terraform -chdir="$TF_ROOT" state pull | converge drift --state - ');
     expect(detect.run).toContain("set -o pipefail");
     expect(detect.env).toEqual({ CONVERGE_TOKEN: "${{ secrets.CONVERGE_TOKEN }}" });
-    expect(job.steps.findIndex((step) => step.run?.includes("terraform -chdir=\"$TF_ROOT\" init"))).toBeLessThan(job.steps.indexOf(detect));
+    expect(job.steps.findIndex((step) => step.run?.includes('cd "$TF_ROOT" && terraform init'))).toBeLessThan(job.steps.indexOf(detect));
+  });
+
+  it("runs the terraform job as written on a fresh runner: installs the release's provider into the root module, init -lockfile=readonly, drift of its state", { timeout: E2E_TIMEOUT_MS * 3 }, async () => {
+    assertTerraformAvailable();
+    const parsed = await workflow();
+    const job = parsed.jobs.terraform!;
+    const service = await services.start();
+    // a release directory as the workflow downloads it: the provider's zip and the SHA256SUMS listing it
+    const home = await dirs.make("terraform-home");
+    const { result: installed } = await runProviderInstall(home, 60_000);
+    expect(installed.code, installed.stderr).toBe(0);
+    const release = await dirs.make("release");
+    const version = parsed.env.CONVERGE_VERSION!;
+    const zip = `terraform-provider-converge_${version}_linux_amd64.zip`;
+    const executable = join(home, ".terraform.d/plugins/registry.terraform.io/converge/converge", version, "linux_amd64", `terraform-provider-converge_v${version}`);
+    expect((await run("zip", ["-jq", join(release, zip), executable], release, {})).code).toBe(0);
+    const sums = await run("sha256sum", [zip], release, {});
+    await writeFile(join(release, `terraform-provider-converge_${version}_SHA256SUMS`), sums.stdout);
+    // the repository: a root module managing one route, applied once with its lock file recorded (what the team commits)
+    const workspace = await dirs.make("terraform-job");
+    const root = join(workspace, parsed.env.TF_ROOT!);
+    await mkdir(root);
+    await writeFile(join(root, "main.tf"), `terraform {\n  required_providers {\n    converge = { source = "converge/converge", version = "${version}" }\n  }\n}\n\n`
+      + `provider "converge" {}\n\nresource "converge_route" "health" {\n  api_id    = "${ORDERS_API}"\n  route_key = "GET /health"\n}\n`);
+    const runnerTemp = await dirs.make("runner-temp");
+    const env = {
+      CONVERGE_VERSION: version, CONVERGE_RELEASE_URL: `file://${release}`, RUNNER_TEMP: runnerTemp, GITHUB_WORKSPACE: workspace,
+      TF_ROOT: parsed.env.TF_ROOT!, CONVERGE_ENDPOINT: service.url, CONVERGE_TOKEN: ADMIN_TOKEN, NO_COLOR: "1",
+      HOME: await dirs.make("runner-home"), TF_CLI_CONFIG_FILE: join(runnerTemp, "no-terraformrc"), CHECKPOINT_DISABLE: "1", TF_IN_AUTOMATION: "1",
+    };
+    await writeFile(env.TF_CLI_CONFIG_FILE, "");
+    // the converge install step leaves the release's SHA256SUMS in RUNNER_TEMP (its own zip is the tests' converge on PATH)
+    await cp(join(release, `terraform-provider-converge_${version}_SHA256SUMS`), join(runnerTemp, `terraform-provider-converge_${version}_SHA256SUMS`));
+    const installProvider = stepRunning(job, "terraform.d/plugins").run!;
+    expect((await bash(installProvider, workspace, env)).code).toBe(0);
+    for (const args of [["init", "-input=false"], ["apply", "-auto-approve", "-input=false"]]) {
+      const setup = await run(TERRAFORM, args, root, env);
+      expect(setup.code, setup.stderr).toBe(0);
+    }
+    // a fresh runner: the checkout (main.tf, the lock file) and the backend's state, nothing installed
+    await rm(join(root, "terraform.d"), { recursive: true });
+    await rm(join(root, ".terraform"), { recursive: true });
+    for (const step of [installProvider, stepRunning(job, "terraform init -input=false -lockfile=readonly").run!, stepRunning(job, "converge drift ").run!]) {
+      const ran = await bash(step, workspace, env);
+      expect(ran.code, `${step}\n${ran.stdout}\n${ran.stderr}`).toBe(0);
+    }
+    const report = JSON.parse(await readFile(join(workspace, "drift-terraform.json"), "utf8")) as { summary: Record<string, number>; resources: Array<{ address: string; outcome: string }> };
+    expect(report.resources.map((resource) => `${resource.outcome} ${resource.address}`)).toEqual([expect.stringMatching(/^in-sync Route\/a1b2c3d4e5\//)]);
   });
 
   it("never runs twice at once: a concurrency group that queues a new run rather than cancelling one in progress", async () => {
@@ -296,7 +345,10 @@ describe("examples/ci-apply/apply.yml (GitHub Actions)", () => {
     const job = parsed.jobs.apply!;
     expect(stepRunning(job, "converge plan ").env).toEqual({ CONVERGE_TOKEN: "${{ secrets.CONVERGE_TOKEN }}" });
     const apply = stepRunning(job, "converge apply ");
-    expect(apply.run).toBe("npx --no converge apply plan.json --auto-approve");
+    expect(apply.run).toBe("converge apply plan.json --auto-approve");
+    // the release's single executable, as drift.yml's jobs: no Node.js, no npm project
+    expect(job.steps.some((step) => step.uses?.startsWith("actions/setup-node@") || step.run?.includes("npm "))).toBe(false);
+    expect(job.steps.indexOf(stepRunning(job, "converge_${CONVERGE_VERSION}_linux_amd64.zip"))).toBeLessThan(job.steps.indexOf(apply));
     expect(apply.if).toBe("steps.plan.outputs.exit-code == '2'");
   });
 

@@ -371,7 +371,7 @@ describe("refusals, each naming the file and the line", () => {
   it.each([
     ["rejects a directory without *.tfstate", () => (mkdirSync(join(dir, "empty-dir"), { recursive: true }), "empty-dir"), /^the directory empty-dir holds no \*\.tfstate file/],
     ["rejects a glob matching nothing", () => "nowhere/**/*.tfstate", /^the glob "nowhere\/\*\*\/\*\.tfstate" matches no file/],
-    ["rejects a path that cannot be read", () => "missing.tfstate", /^cannot read missing\.tfstate: ENOENT/],
+    ["rejects a path that cannot be read", () => "missing.tfstate", /^cannot read missing\.tfstate: no such file or directory \(ENOENT\)/],
   ])("%s", async (_, path, message) => {
     const named = path();
     const problems = await problemsOf([named]);

@@ -122,6 +122,6 @@ describe("classifyDrift", () => {
     expect(resources[`Route/${API}/GET /fine`]!.outcome).toBe("in-sync");
     expect(resources[`Route/${API}/not an http key`]!.outcome).toBe("unknown");
     expect(resources[`Route/${API}/not an http key`]!.reason).toMatch(/^spec\.routeKey: /);
-    expect(resources["Route/name:missing-api/GET /x"]).toEqual({ outcome: "unknown", reason: 'api: no API is named "missing-api" in this account', fields: [] });
+    expect(resources["Route/name:missing-api/GET /x"]).toEqual({ outcome: "unknown", reason: 'api: no API is named "missing-api" in this account (converge manages an API\'s routes and integrations, never the API itself: create it first, or check the endpoint and token)', fields: [] });
   });
 });

@@ -192,7 +192,7 @@ describe("converge drift --ignore", { timeout: E2E_TIMEOUT_MS }, () => {
       '  .convergeignore.yaml:4: until "2027-02-30" is not a date: 2027-02 has no day 30; expected YYYY-MM-DD (e.g. 2027-01-31)',
       '  .convergeignore.yaml:5: unknown key "outcome": expected address, fields, outcomes, except, reason, until',
       "  ops.yaml:1: holds a mapping: expected a YAML list of rules (- address: …; an empty file is [])",
-      "  nowhere.yaml: cannot read the ignore file: ENOENT",
+      `  nowhere.yaml: cannot read the ignore file: no such file or directory (ENOENT); check the path, relative to the working directory ${cwd}`,
       expect.stringMatching(/^ {2}deep\.yaml:1: nested too deeply: a list or mapping opens at level 65; /),
       "  huge.yaml: is larger than 1048576 bytes: expected an ignore file of at most 1 MiB (split the rules over several --ignore files)",
       "",

@@ -101,7 +101,8 @@ describe("renderDriftAsHtml", () => {
     const page = renderDriftAsHtml(mixed);
     const groups = [...page.matchAll(/<section class="g o-([a-z-]+)" id="g-\1" data-outcome="\1">/g)].map((match) => match[1]);
     expect(groups).toEqual(["unknown", "drifted", "missing", "unmanaged", "refused", "in-sync"]);
-    expect(page).toContain('<span class="coverage">coverage 50% (1 of 2 live resources managed)</span>');
+    // one resource could not be read: no percentage beside it
+    expect(page).toContain('<span class="coverage">coverage unknown (1 could not be read; 1 of 2 live resources read managed)</span>');
     const counts = Object.fromEntries([...page.matchAll(/<b data-count="([a-z-]+)">(\d+)<\/b>/g)].map((match) => [match[1], Number(match[2])]));
     const { coverage: _coverage, ...counted } = mixed.summary;
     expect(counts).toEqual(counted);

@@ -165,6 +165,13 @@ describe("renderers", () => {
     expect(lines).toContain("… and 7 more (see the JSON report).");
   });
 
+  it("never says a coverage percentage beside resources that could not be read, in text and markdown", () => {
+    const unread = report([resource("Route/api/GET /a", "in-sync"), resource("Route/api/GET /b", "unknown", { reason: "read failed" })]);
+    expect(renderDriftAsText(unread, { color: false })).toContain("; coverage unknown (1 could not be read; 1 of 1 live resource read managed).\n");
+    expect(renderDriftAsMarkdown(unread)).toContain("Coverage: **unknown** (1 could not be read; 1 of 1 live resources read managed)");
+    expect(renderDriftAsText(report([resource("Route/api/GET /a", "in-sync")]), { color: false })).toContain("coverage 100% (1 of 1 live resource managed)");
+  });
+
   it("colors text only when asked", () => {
     expect(renderDriftAsText(nastyReport, { color: true })).toContain("\u001b[33m~\u001b[0m");
     expect(renderDriftAsText(nastyReport, { color: false })).not.toContain("\u001b[");

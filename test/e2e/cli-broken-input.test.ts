@@ -120,7 +120,7 @@ describe("files and directories", { timeout: E2E_TIMEOUT_MS }, () => {
     const before = service.requests.count();
     const result = await converge(service, ["plan", "-f", join(dir, "missing.yaml")], dir);
     expectExit(result, 1);
-    expect(result.stderr).toMatch(/missing\.yaml:1:1: cannot read .*missing\.yaml: ENOENT/);
+    expect(result.stderr).toMatch(/^converge: cannot read the desired state \(1 problem\):\n.*missing\.yaml:1:1: cannot read .*missing\.yaml: no such file or directory \(ENOENT\)/);
     expect(service.requests.count()).toBe(before);
   }));
 });

@@ -128,7 +128,7 @@ describe("hostile input", { timeout: E2E_TIMEOUT_MS * 2 }, () => {
     const lines = result.stderr.split("\n").filter((line) => line.startsWith("  "));
     expect(lines.length, describeCliResult(result)).toBeGreaterThanOrEqual(3);
     for (const line of lines) expect(line).toMatch(/^ {2}(state\/garbage\.yaml|state\/nul\.yaml|missing\.yaml):\d+:\d+: /);
-    expect(result.stderr).toContain("missing.yaml:1:1: cannot read missing.yaml: ENOENT");
+    expect(result.stderr).toContain("missing.yaml:1:1: cannot read missing.yaml: no such file or directory (ENOENT); check the path");
   });
 });
 

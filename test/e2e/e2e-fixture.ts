@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -32,15 +33,11 @@ export const ENVIRONMENTS_DIR = resolve(dirname(fileURLToPath(import.meta.url)),
 /** The API of each environment of examples/environments in environmentsWorld(). */
 export const ENVIRONMENT_APIS = { dev: "ordersdev1", prod: "ordersprd1" } as const;
 
-/** The demo world with one more HTTP API per environment of examples/environments, named as its variable files name them. */
+/** examples/environments/world.json, the world its README serves: an HTTP API per environment, named as its variable files name them. */
 export function environmentsWorld(): WorldInput {
-  return e2eWorld({
-    apis: [
-      ...(DEMO_WORLD.apis ?? []),
-      { apiId: ENVIRONMENT_APIS.dev, name: "orders-dev", protocolType: "HTTP" },
-      { apiId: ENVIRONMENT_APIS.prod, name: "orders-prod", protocolType: "HTTP" },
-    ],
-  });
+  const world = JSON.parse(readFileSync(join(ENVIRONMENTS_DIR, "world.json"), "utf8")) as WorldInput;
+  expect(world.apis?.map((api) => [api.name, api.apiId])).toEqual([["orders-dev", ENVIRONMENT_APIS.dev], ["orders-prod", ENVIRONMENT_APIS.prod]]);
+  return { ...world, regionTransitionMs: 100 };
 }
 
 /** The end-to-end tests' service: `world` (e2eWorld() unless given), recording every request with its body. */

@@ -138,7 +138,7 @@ describe("converge export --from-drift", { timeout: TERRAFORM_TEST_TIMEOUT_MS },
     expect(exported.stderr).toContain("plan.json is not a converge drift report (formatVersion 2)");
     const missing = await converge(["export", "--from-drift", "absent.json"]);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain("cannot read drift report absent.json: ENOENT");
+    expect(missing.stderr).toContain("cannot read drift report absent.json: no such file or directory (ENOENT)");
   });
 
   it("refuses --include-ignored without --from-drift", async () => {

@@ -259,5 +259,12 @@ resource "converge_integration" "${name}" {
     expect(await live()).toEqual([...held(), `${differing.integrationId} made by hand`].sort());
     const plan = await sameKey.plan();
     expect(plan.code, describeTerraform(plan)).toBe(0);
+
+    // a fifth is a twin of the one made by hand, which nothing here holds (another manager may): the plan says so, naming its import
+    sameKey.write(providerBlock() + integration("first") + integration("second") + integration("third") + integration("fourth") + integration("fifth"));
+    const twin = await sameKey.plan();
+    const warnings = diagnosticsOf(twin.stdout).filter((diagnostic) => diagnostic.summary === "converge_integration: creates a twin of a live resource nothing here holds");
+    expect(warnings, describeTerraform(twin)).toHaveLength(1);
+    expect(warnings[0]!.text.replace(/\s+/g, " ")).toContain(`import { to = converge_integration.NAME, id = "${ORDERS_API}/${differing.integrationId}" }`);
   });
 });

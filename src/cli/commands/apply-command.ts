@@ -1,6 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { createInterface } from "node:readline/promises";
-import { DesiredStateError } from "../../desired/desired-state-error.js";
+import { DesiredStateError, DesiredStateHeadline } from "../../desired/desired-state-error.js";
 import type { LoadedDocument } from "../../desired/load.js";
 import { applyPlan, type ApplyReport } from "../../reconcile/apply.js";
 import { hasChanges, type Plan } from "../../reconcile/model.js";
@@ -14,7 +13,8 @@ import { describeVariables, type VariablesRecord } from "../../desired/variable-
 import { hasVariableFlags, type VariableFlags } from "../variable-flags.js";
 import { loadStateInput, type StateInput } from "../state-input.js";
 import { documentsFromEnvironment } from "../document-env.js";
-import { parseJsonFile } from "../json-file.js";
+import { readPlanFile } from "../plan-file-input.js";
+import { warnOfConflicts } from "../conflict-warnings.js";
 import { onInterrupt } from "../interrupt.js";
 import { withLock, type LockOptions } from "../lock.js";
 import { loadSynthStack, readPreviousInventory, removedDocuments } from "../synth-stack.js";
@@ -73,6 +73,7 @@ export async function applyCommand(planFile: string | undefined, flags: ApplyFla
     if (flags.target.length > 0) throw new CliError("--target selects among -f files: with --document-env VAR, put only the documents to apply in VAR");
     return applyDocuments(documentsFromEnvironment(flags.documentEnv), flags);
   }
+  const savedPlan = planFile === undefined ? undefined : await readPlanFile(planFile);
   const desired = planFile === undefined ? await loadDesiredInput(flags.file, flags.target, desiredLoadOptions(flags)) : undefined;
   const documents = desired?.documents;
   const states = await loadStateInput(flags.state ?? []);
@@ -82,7 +83,7 @@ export async function applyCommand(planFile: string | undefined, flags: ApplyFla
     const line = new ProgressLine();
     try {
       if (planFile !== undefined) {
-        const saved = await replanPlanFile(planFile, clients, flags, signal, line, states);
+        const saved = await replanPlanFile(planFile, savedPlan, clients, flags, signal, line, states);
         return await applyPlanned(saved.plan, saved.documents, clients, flags, signal, line, [], states);
       }
       line.phase("reading");
@@ -94,7 +95,8 @@ export async function applyCommand(planFile: string | undefined, flags: ApplyFla
         progress: line.progress,
         states,
       });
-      if (result.problems.length > 0) throw new DesiredStateError(result.problems);
+      if (result.problems.length > 0) throw new DesiredStateError(result.problems, DesiredStateHeadline.unplannable);
+      warnOfConflicts(documents!, states, result.live);
       return await applyPlanned(result.plan, documents!, clients, flags, signal, line, [], states);
     } finally {
       line.close();
@@ -112,6 +114,7 @@ export async function applyCommand(planFile: string | undefined, flags: ApplyFla
  */
 async function replanPlanFile(
   planFile: string,
+  savedPlan: unknown,
   clients: Clients,
   flags: ApplyFlags,
   signal: AbortSignal | undefined,
@@ -122,7 +125,7 @@ async function replanPlanFile(
     throw new CliError(`--prune, --repair-twins and --target shape a plan: ${planFile} was made with its own `
       + `(its "prune" and "repairTwins" say which); run converge plan again to change them`);
   }
-  const saved = fromPlanFile(parseJsonFile(await readFile(planFile, "utf8"), planFile), planFile);
+  const saved = fromPlanFile(savedPlan, planFile);
   showPlanVariables(planFile, saved.variables, flags);
   line.phase("reading");
   const current = await readAndPlan(saved.documents, clients, {
@@ -137,7 +140,8 @@ async function replanPlanFile(
   if (difference?.kind === "stale") {
     throw new CliError(`live state changed since ${planFile} was made: nothing was applied; run converge plan again and review the new plan`);
   }
-  if (current.problems.length > 0) throw new DesiredStateError(current.problems);
+  if (current.problems.length > 0) throw new DesiredStateError(current.problems, DesiredStateHeadline.unplannable);
+  warnOfConflicts(saved.documents, states, current.live);
   if (difference) {
     throw new CliError(`${planFile} is not the plan its documents make against the live state now: ${difference.detail}. `
       + `Nothing was applied: a plan file is applied only as converge plan --out wrote it `
@@ -170,7 +174,8 @@ export async function applyDocuments(
         removed,
         states,
       });
-      if (result.problems.length > 0) throw new DesiredStateError(result.problems);
+      if (result.problems.length > 0) throw new DesiredStateError(result.problems, DesiredStateHeadline.unplannable);
+      warnOfConflicts(documents, states, result.live);
       return await applyPlanned(result.plan, documents, clients, flags, signal, line, removed, states);
     } finally {
       line.close();

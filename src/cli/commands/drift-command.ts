@@ -1,5 +1,6 @@
 import { appendFile, writeFile } from "node:fs/promises";
 import { extname } from "node:path";
+import { describeFileError } from "../../contract/file-errors.js";
 import { detectDrift } from "../../reconcile/drift.js";
 import { applyIgnoreRules, type IgnoredReport } from "../../reconcile/drift-ignore.js";
 import { foldIgnoreFiles } from "../../reconcile/drift-ignore-rules.js";
@@ -13,6 +14,7 @@ import { connect, useColor, type ConnectionFlags, type OutputFlags } from "../co
 import { loadDriftInput } from "../state-input.js";
 import type { UnmanagedScope } from "../../reconcile/unmanaged-scope.js";
 import { readDriftReportFile } from "../drift-report-file.js";
+import { prepareOutputFile } from "../output-file.js";
 import { loadIgnoreRules, type LoadedIgnoreRules } from "../ignore-files.js";
 import { ProgressLine } from "../progress-line.js";
 import type { VariableFlags } from "../variable-flags.js";
@@ -135,12 +137,18 @@ type ReportFormat = "junit" | "json" | "markdown" | "html";
 
 const REPORT_EXTENSIONS: Readonly<Record<string, ReportFormat>> = { ".xml": "junit", ".json": "json", ".md": "markdown", ".html": "html", ".htm": "html" };
 
+/**
+ * A --report file's format from its extension, and its folder made (as terraform's `-out` and
+ * kubectl's output files need no mkdir first): refused before any read when it cannot be, so that no
+ * finding is lost to a path.
+ */
 function reportFormatOf(file: string): { file: string; format: ReportFormat } {
   const format = REPORT_EXTENSIONS[extname(file).toLowerCase()];
   if (!format) {
     throw new CliError(`--report ${JSON.stringify(file)}: expected a file ending in .xml (JUnit), .json (the JSON report), `
       + `.md (markdown) or .html (a page for people)`);
   }
+  prepareOutputFile("--report", file);
   return { file, format };
 }
 
@@ -166,8 +174,15 @@ async function publish(
   files: ReadonlyArray<{ file: string; format: ReportFormat }>,
   env: NodeJS.ProcessEnv,
 ): Promise<void> {
-  for (const { file, format } of files) await writeFile(file, render(report, format, flags));
   process.stdout.write(render(report, flags.output, flags));
+  for (const { file, format } of files) {
+    try {
+      await writeFile(file, render(report, format, flags));
+    } catch (error) {
+      // the report was printed: its findings and the exit code stand, the file is what is missing
+      process.stderr.write(`converge: warning: --report ${file}: cannot write the report: ${describeFileError(error)}\n`);
+    }
+  }
   const summary = env.GITHUB_STEP_SUMMARY;
   if (summary) {
     try {

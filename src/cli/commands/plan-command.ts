@@ -1,10 +1,12 @@
 import { writeFile } from "node:fs/promises";
-import { DesiredStateError } from "../../desired/desired-state-error.js";
+import { DesiredStateError, DesiredStateHeadline } from "../../desired/desired-state-error.js";
 import { hasChanges, type Plan } from "../../reconcile/model.js";
 import { readAndPlan, toPlanFile } from "../../reconcile/reconcile.js";
 import { renderPlanAsMarkdown, renderPlanAsText } from "../../reconcile/render-plan.js";
 import { connect, useColor, type ConnectionFlags, type OutputFlags } from "../connection.js";
 import { desiredLoadOptions, desiredPaths, loadDesiredInput } from "../desired-input.js";
+import { prepareOutputFile } from "../output-file.js";
+import { warnOfConflicts } from "../conflict-warnings.js";
 import { ProgressLine } from "../progress-line.js";
 import { loadStateInput } from "../state-input.js";
 import type { VariableFlags } from "../variable-flags.js";
@@ -25,6 +27,7 @@ export interface PlanFlags extends ConnectionFlags, OutputFlags, VariableFlags {
 
 /** `converge plan`: exit 0 when live matches, 2 when there are changes, 1 on error. */
 export async function planCommand(flags: PlanFlags): Promise<number> {
+  if (flags.out !== undefined) prepareOutputFile("--out", flags.out);
   const desired = await loadDesiredInput(desiredPaths(flags), flags.target, desiredLoadOptions(flags));
   const documents = desired.documents;
   const states = await loadStateInput(flags.state ?? []);
@@ -32,7 +35,7 @@ export async function planCommand(flags: PlanFlags): Promise<number> {
   const line = new ProgressLine();
   try {
     line.phase("reading");
-    const { plan, problems } = await readAndPlan(documents, clients, {
+    const { plan, problems, live } = await readAndPlan(documents, clients, {
       prune: flags.prune,
       repairTwins: flags.repairTwins,
       parallelism: flags.parallelism,
@@ -40,7 +43,8 @@ export async function planCommand(flags: PlanFlags): Promise<number> {
       states,
     });
     line.close();
-    if (problems.length > 0) throw new DesiredStateError(problems);
+    if (problems.length > 0) throw new DesiredStateError(problems, DesiredStateHeadline.unplannable);
+    warnOfConflicts(documents, states, live);
     if (flags.out) await writeFile(flags.out, `${JSON.stringify(toPlanFile(plan, documents, desired.variables), null, 2)}\n`);
     process.stdout.write(renderPlan(plan, flags));
     return hasChanges(plan) ? 2 : 0;

@@ -19,6 +19,7 @@ export const regionOptInModel: KindModel<RegionOptInDocument> = {
     parent: "account",
     keyField: "region",
     changePaths: { status: "enabled" },
+    undeletable: "to opt out of the Region, set enabled = false and apply before removing the resource",
   },
   crossCheck: () => [],
   undeletable: "declare enabled: false to opt out of a Region",

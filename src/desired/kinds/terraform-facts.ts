@@ -26,4 +26,6 @@ export interface TerraformFacts {
   readonly changePaths?: Readonly<Record<string, string>>;
   /** Whether the document needs a logical name (`name`, unique per API). @default false */
   readonly named?: boolean;
+  /** KindModel.undeletable in terraform's words (its attribute names, `=`), for the provider's destroy warning. @default KindModel.undeletable */
+  readonly undeletable?: string;
 }

@@ -29,3 +29,15 @@ export async function planNew<Live>(binding: KindBinding<Live>, session: Converg
   }
   return planDocument(session, loaded, { signal, live: (live) => holding.only(live, loaded.document, undefined) });
 }
+
+/**
+ * The live resources of the document's identity (integrations of its natural key) that were live
+ * before the command and that no state seen holds, for a kind with `BindingWithHolding`: what a
+ * create now makes a twin of, beside a resource another manager may keep (converge's documents,
+ * another configuration). Their keys are their import IDs (`API_ID/INTEGRATION_ID`).
+ */
+export async function unheldTwins<Live>(binding: KindBinding<Live>, session: ConvergeSession, loaded: LoadedDocument, values: Values, signal: AbortSignal): Promise<string[]> {
+  if (!hasHolding(binding)) return [];
+  const needs = await needsOf(binding, values);
+  return binding.holding.matches(await session.cache.firstRead(needs, signal), loaded.document).filter((key) => !session.held.has(key));
+}

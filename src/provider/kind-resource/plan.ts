@@ -4,7 +4,7 @@ import { isUnknown, warningDiagnostic, type Diagnostic, type PlanResult, type Sc
 import { hasAdoption, hasDeleteView, type KindBinding, type Values } from "./binding.js";
 import { planDiagnostics, refusalDiagnostic } from "./diagnostics.js";
 import { checkedDocument, identityKnown } from "./document-check.js";
-import { hold, planNew } from "./holding.js";
+import { hold, planNew, unheldTwins } from "./holding.js";
 import type { ResourceCall } from "./resource-type.js";
 import { attributeOfWire } from "../terraform-fields.js";
 import type { PlannedAction } from "../../reconcile/model.js";
@@ -34,13 +34,16 @@ export async function planResource<Live>(binding: KindBinding<Live>, session: Co
   if (!("action" in planned)) return { diagnostics };
   const adopts = isNew && (planned.action.type === "update" || planned.action.type === "no-op");
   if (adopts && (!hasAdoption(binding) || binding.mayAdopt)) diagnostics.push(adoptionWarning(binding, binding.matched(planned.action, config, planned.live)));
+  const twins = isNew && planned.action.type === "create" ? await unheldTwins(binding, session, checked.loaded, config, request.signal) : [];
+  if (twins.length > 0) diagnostics.push(twinWarning(binding, twins));
   return { diagnostics, ...(request.planned ? { planned: withSentDefaults(binding, request.planned, config, planned.action) } : {}) };
 }
 
 /** The diagnostics of deleting the resource of `prior`: a refusal by a protection, or a warning that a kind converge never deletes is only forgotten. */
 async function checkDelete<Live>(binding: KindBinding<Live>, session: ConvergeSession, prior: Values, signal: AbortSignal): Promise<Diagnostic[]> {
   // a kind converge never deletes (a Region opt-in) is only forgotten by terraform
-  const undeletable = modelOf(binding.kind).undeletable;
+  const model = modelOf(binding.kind);
+  const undeletable = model.undeletable === undefined ? undefined : model.terraform?.undeletable ?? model.undeletable;
   if (undeletable !== undefined) return [warningDiagnostic(`${binding.typeName}: destroying leaves the live resource as it is`, `converge never deletes it: ${undeletable}.`)];
   const checked = checkedDocument(binding, prior, { pin: prior, ensure: "absent" });
   if (!("loaded" in checked)) return [];
@@ -52,7 +55,19 @@ async function checkDelete<Live>(binding: KindBinding<Live>, session: ConvergeSe
 function adoptionWarning<Live>(binding: KindBinding<Live>, counterpart: Live | undefined): Diagnostic {
   return warningDiagnostic(
     `${binding.typeName}: adopts a live resource instead of creating one`,
-    `The live ${counterpart === undefined ? "resource" : binding.describe(counterpart)} is the one this resource declares, as converge matches it; terraform will manage it from now on (import it to see its values first).`,
+    `The live ${counterpart === undefined ? "resource" : binding.describe(counterpart)} is the one this resource declares, as converge matches it; terraform will manage it from now on (import it to see its values first). `
+      + "If something else manages it too (converge apply -f of documents declaring it, another terraform configuration), the two will fight over it: keep it in one of them.",
+  );
+}
+
+/** A create beside live resources of the same identity that no resource of this configuration holds: twins, which converge's documents can no longer tell apart. */
+function twinWarning<Live>(binding: KindBinding<Live>, twins: ReadonlyArray<string>): Diagnostic {
+  return warningDiagnostic(
+    `${binding.typeName}: creates a twin of a live resource nothing here holds`,
+    `${twins.join(", ")} already ${twins.length === 1 ? "has" : "have"} this resource's identity (for an integration, its backend) with other values, and no resource of this configuration holds ${twins.length === 1 ? "it" : "them"}: `
+      + "another manager may (converge apply -f of documents declaring it, another terraform configuration). A second one makes twins that converge's documents "
+      + `can no longer tell apart by identity. To manage the live one here instead, import it (import { to = ${binding.typeName}.NAME, id = "${twins[0]}" }); `
+      + "to keep both, pin each elsewhere by its ID.",
   );
 }
 

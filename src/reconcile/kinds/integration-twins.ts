@@ -66,7 +66,9 @@ export function resolveTwins(
   const different = losers.find((loser) => twinDifferences(survivor, loser).length > 0);
   if (different) {
     return { hint: ` (they are not identical twins: ${different.integrationId} differs from ${survivor.integrationId} `
-      + `in ${twinDifferences(survivor, different).join(", ")})` };
+      + `in ${twinDifferences(survivor, different).join(", ")}). Two managers of one backend make such twins (a terraform `
+      + "configuration beside these documents, say): give its state (terraform state pull | converge plan -f … --state -) "
+      + "and the twin it holds is left to it" };
   }
   const why = twinRepairOf(apiId, context);
   if (loaded.document.ensure !== "present") return { hint: "" };

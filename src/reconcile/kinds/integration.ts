@@ -194,7 +194,7 @@ function matchIntegration(
     return index;
   });
   const pool = typeof spec.integrationUri === "string" ? byUri.get(spec.integrationUri) ?? [] : integrations;
-  const candidates = pool.filter((live) => matchesNaturalKey(spec, live) && !context.isClaimed("integrations", apiId, live.integrationId));
+  const candidates = withoutManagedElsewhere(pool.filter((live) => matchesNaturalKey(spec, live) && !context.isClaimed("integrations", apiId, live.integrationId)), apiId, context);
   const twins = candidates.length > 1 ? resolveTwins(loaded, apiId, candidates, context) : undefined;
   if (twins && "hint" in twins) {
     const listed = candidates.map(describeCandidate).join("; ");
@@ -205,6 +205,19 @@ function matchIntegration(
     };
   }
   return { match: twins ? twins.survivor : candidates[0] };
+}
+
+/**
+ * Of several live integrations of one natural key, those another source does not manage (a terraform
+ * state given with --state pins its own by ID): the twin a terraform configuration made beside the
+ * documents' is its, not a second candidate of theirs. All of them when that would leave none (a
+ * live integration both claim is then drift's conflict, never a create).
+ */
+function withoutManagedElsewhere(candidates: Integration[], apiId: string, context: PlanContext): Integration[] {
+  const elsewhere = context.options.managedElsewhere;
+  if (candidates.length < 2 || elsewhere === undefined) return candidates;
+  const own = candidates.filter((live) => !elsewhere.has(liveKeyOf("integrations", apiId, live.integrationId)));
+  return own.length > 0 ? own : candidates;
 }
 
 /**
