@@ -52,8 +52,19 @@ describe("README.md", () => {
       },
     });
     expectAsNoted(results);
+    expect(output(results, "reconcile -f examples/desired-state --once")).toContain("cycle success");
+    expect(output(results, "grep '^converge_resources'")).toMatch(/converge_resources\{kind="Route",state="in-sync"\} \d+/);
     expect(output(results, "drift -f examples/desired-state        # exit 2")).toContain("AlternateContact/self/BILLING drifted");
     expect(output(results, "--report drift.xml")).toContain("No drift.");
+  });
+});
+
+describe("examples/continuous-reconcile/README.md", () => {
+  it("runs the reconciler on one machine as written: the change by hand put back, then a clean stop", { timeout: E2E_TIMEOUT_MS * 2 }, async () => {
+    const lines = commandLines(await doc("examples/continuous-reconcile/README.md"), [0]);
+    const results = await runReadmeLines(lines, await session(["examples"]));
+    expectAsNoted(results);
+    expect(output(results, "grep '\"reason\": \"corrected'")).toMatch(/"reason": "corrected in cycle \d+ \(update\)"/);
   });
 });
 

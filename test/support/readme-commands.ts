@@ -82,14 +82,17 @@ const SCRIPT = "/usr/bin/script";
 /**
  * Runs `lines` in one bash session in `cwd`, as a reader would type them, with these changes only:
  * `converge` and `npx converge` (`npx --no converge`) run the converge under test
- * (convergeCommandLine); the port 4566 is a free one; after a line that starts `converge serve … &`
- * the session waits for its `listening on` line (a reader sees it before typing on); HOME is a
+ * (convergeCommandLine); the ports 4566 (`converge serve`'s) and 8474 (`converge reconcile`'s) are
+ * free ones; after a line that starts `converge serve … &` or `converge reconcile … &` the session
+ * waits for its `listening on` line (a reader sees it before typing on); HOME is a
  * scratch directory, terraform runs with an empty CLI configuration and no checkpoint calls.
  * Lines in `answers` run on a pseudo-terminal (util-linux `script`) with their answer typed.
  * Background jobs are killed at the end. Resolves with every line's code and output.
  */
 export async function runReadmeLines(lines: ReadonlyArray<CommandLine>, options: ReadmeRunOptions): Promise<LineResult[]> {
   const port = String(await freePort());
+  const reconcilePort = String(await freePort());
+  const ports = (text: string) => text.replaceAll("4566", port).replaceAll("8474", reconcilePort);
   const bin = join(options.scratch, "bin");
   const steps = join(options.scratch, "steps");
   const home = join(options.scratch, "home");
@@ -104,13 +107,13 @@ export async function runReadmeLines(lines: ReadonlyArray<CommandLine>, options:
     "",
   ].join("\n"), { mode: 0o755 });
   await writeFile(join(options.scratch, "terraformrc"), "");
-  for (const [name, text] of Object.entries(options.files ?? {})) await writeFile(join(options.cwd, name), text.replaceAll("4566", port));
+  for (const [name, text] of Object.entries(options.files ?? {})) await writeFile(join(options.cwd, name), ports(text));
   const run: Array<{ readonly line: CommandLine; readonly index: number }> = [];
   const script = ["set +e", "trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null' EXIT"];
   for (const [index, line] of lines.entries()) {
     if (Object.keys(options.skip ?? {}).some((part) => line.text.includes(part))) continue;
     run.push({ line, index });
-    const text = line.text.replaceAll("4566", port);
+    const text = ports(line.text);
     const out = join(steps, `${index}.out`);
     const answer = Object.entries(options.answers ?? {}).find(([part]) => line.text.includes(part))?.[1];
     if (answer !== undefined) {
@@ -121,7 +124,7 @@ export async function runReadmeLines(lines: ReadonlyArray<CommandLine>, options:
       script.push(`{ ${text}\n} > ${out} 2>&1 < /dev/null`);
     }
     script.push(`echo $? > ${join(steps, `${index}.code`)}`);
-    if (/^(npx (--no )?)?converge serve .*&\s*(#.*)?$/.test(line.text.trim())) {
+    if (/^(npx (--no )?)?converge (serve|reconcile) .*&\s*(#.*)?$/.test(line.text.trim())) {
       script.push(`for _ in $(seq 300); do grep -q '^listening on' ${out} && break; sleep 0.1; done`);
     }
   }
@@ -138,7 +141,7 @@ export async function runReadmeLines(lines: ReadonlyArray<CommandLine>, options:
     line,
     code: Number((await readFile(join(steps, `${index}.code`), "utf8")).trim()),
     // terraform colors its output whatever NO_COLOR says: what a reader sees, without the escapes
-    output: (await readFile(join(steps, `${index}.out`), "utf8")).replaceAll(port, "4566").replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ""),
+    output: (await readFile(join(steps, `${index}.out`), "utf8")).replaceAll(port, "4566").replaceAll(reconcilePort, "8474").replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ""),
   })));
 }
 
