@@ -1,4 +1,7 @@
+import { availableParallelism } from "node:os";
+import { globSync } from "tinyglobby";
 import { defineConfig } from "vitest/config";
+import { LongSuitesFirst } from "./test/support/long-first-sequencer.js";
 
 /**
  * The suites that run converge as a process (the CLI, `converge serve`, the provider under terraform):
@@ -40,25 +43,68 @@ const NEEDS_A_CHECKOUT: Readonly<Record<string, string>> = {
   "test/demo/demo.test.ts": "demo plans the checkout's examples/desired-state",
 };
 
+/**
+ * The suites that must not share the machine with any other, each with its reason: they run after
+ * every other file, one at a time, on their own (the projects `node-alone` and `packaged-alone`).
+ * Every other file runs beside others, which is the default for a new file. A suite belongs here only
+ * when what it checks is the machine's own (a wall-clock budget that another suite's CPU would eat,
+ * a resource of the machine that cannot be made per test), never to hide a defect: a suite that
+ * fails beside others because of a shared port, directory, HOME or file, or a fixed sleep, is fixed
+ * (docs/manual/contributing.md, "A suite that must run alone").
+ */
+const RUN_ALONE: Readonly<Record<string, string>> = {};
+
+/**
+ * Workers: twice the cores (at least 2, at most 16). Most suites spend their time waiting on the
+ * processes they start (terraform, converge, the provider, packaging) and on deadlines of the
+ * tests' own making, so that two cores stay busy only with more files than cores running at once
+ * (measured: docs/manual/contributing.md). CONVERGE_TEST_WORKERS overrides it (as does vitest's
+ * `--maxWorkers`).
+ */
+const WORKERS = Number(process.env.CONVERGE_TEST_WORKERS ?? Math.min(16, Math.max(2, availableParallelism() * 2)));
+
+const alone = Object.keys(RUN_ALONE);
+const packaged = new Set(globSync(PACKAGED_SUITES, { cwd: import.meta.dirname }));
+const packagedAlone = alone.filter((file) => packaged.has(file));
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    maxWorkers: WORKERS,
+    // the long suites first (LONG_SUITES), so that a fresh clone does not end waiting on one started last
+    sequence: { sequencer: LongSuitesFirst },
+    setupFiles: ["./test/support/cpu-per-file.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
     projects: [
       {
         extends: true,
-        test: { name: "node", include: ["test/**/*.test.ts"], exclude: ["test/bench/**", "node_modules/**"] },
+        test: { name: "node", include: ["test/**/*.test.ts"], exclude: ["test/bench/**", "node_modules/**", ...alone] },
       },
       {
         extends: true,
         test: {
           name: "packaged",
           include: PACKAGED_SUITES,
-          exclude: ["node_modules/**", ...Object.keys(NEEDS_A_CHECKOUT)],
+          exclude: ["node_modules/**", ...Object.keys(NEEDS_A_CHECKOUT), ...alone],
           env: { CONVERGE_TEST_CLI: "packaged", CONVERGE_TEST_PROVIDER: "packaged" },
-          // packages the tests' release before any suite of the project starts
-          globalSetup: ["./test/support/packaged-release-setup.ts"],
+          // each file waits for the tests' release, packaged once from this build of dist/ by the first suite that asks for it
+          setupFiles: ["./test/support/packaged-release-setup.ts"],
+        },
+      },
+      // RUN_ALONE's suites: no file parallelism, so vitest runs them after every other file, one at a time
+      {
+        extends: true,
+        test: { name: "node-alone", include: alone, fileParallelism: false },
+      },
+      {
+        extends: true,
+        test: {
+          name: "packaged-alone",
+          include: packagedAlone,
+          fileParallelism: false,
+          env: { CONVERGE_TEST_CLI: "packaged", CONVERGE_TEST_PROVIDER: "packaged" },
+          setupFiles: ["./test/support/packaged-release-setup.ts"],
         },
       },
     ],

@@ -13,9 +13,15 @@ export function yamlLibrary(): typeof YamlLibrary {
   return library;
 }
 
-/** The documents of a YAML text, composed with source positions (offsets into `text`). */
+/**
+ * The documents of a YAML text, composed with source positions (offsets into `text`). The library
+ * speaks only through what it returns: with its default `logLevel` ("warn") it would also print
+ * process warnings of its own on converge's stderr (a collection as a mapping key: "Keys with
+ * collection values will be stringified…"), where converge's problem about the same field already
+ * stands. Its errors are the documents' `errors`, which converge words as problems.
+ */
 export function composeDocuments(text: string): YamlLibrary.Document.Parsed[] {
-  const parsed = yamlLibrary().parseAllDocuments(text, { prettyErrors: false, uniqueKeys: true });
+  const parsed = yamlLibrary().parseAllDocuments(text, { prettyErrors: false, uniqueKeys: true, logLevel: "error" });
   return Array.isArray(parsed) ? parsed : [];
 }
 

@@ -18,12 +18,18 @@ function documentedPackages(page: string): string[] {
 }
 
 describe("docs/manual/dependencies.md", () => {
-  const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { dependencies: Record<string, string>; devDependencies: Record<string, string>; allowScripts?: Record<string, boolean> };
   const page = readFileSync(join(ROOT, "docs/manual/dependencies.md"), "utf8");
 
   it("names every dependency of package.json, and only those", () => {
     const declared = [...Object.keys(manifest.dependencies), ...Object.keys(manifest.devDependencies)].sort();
     expect([...new Set(documentedPackages(page))].sort()).toEqual(declared);
+  });
+
+  it("says why each install script package.json's allowScripts answers runs or not, as `NAME: true|false`", () => {
+    const answered = Object.entries(manifest.allowScripts ?? {});
+    expect(answered.length).toBeGreaterThan(0);
+    for (const [name, allowed] of answered) expect(page, name).toContain(`- \`${name}: ${allowed}\`: `);
   });
 
   it("reads the table's first column, packages listed together and marks in parentheses included (the check can fail)", () => {

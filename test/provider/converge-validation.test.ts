@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { convergeProvider } from "../../src/provider/converge-provider.js";
 import { convergeValidation } from "../../src/provider/converge-validation.js";
 import { encodeMsgpack, impliedType, UNKNOWN, type Logger, type Schema, type Value } from "../../src/provider/runtime/index.js";
+import { NODE_WARNING_LINE } from "../support/cli.js";
 import { useWorld } from "../support/world.js";
 import { startPlugin, type PluginProcess } from "./runtime/plugin-process.js";
 import { ORDERS_API, providerWorld, TOKEN } from "./terraform-fixture.js";
@@ -99,6 +100,40 @@ describe("a provider process that only validates", () => {
     // the same recorder sees them once configure needs them: the check above is not blind to them
     expect(afterConfigure).toEqual(expect.arrayContaining(["src/provider/converge-provider.js", "src/clients/index.js", "undici/lib/dispatcher/pool.js"]));
     expect(afterConfigure.filter(isClientOrEngine).some((module) => module.startsWith("src/reconcile/"))).toBe(true);
+  });
+});
+
+describe("a provider process answering what it refuses", () => {
+  const { service } = useWorld({ world: providerWorld() });
+
+  it("prints no process warning of a library on its stderr: refused configurations, a configure, a read of what is not there", async () => {
+    const plugin = await startPlugin({}, MAIN);
+    type Answer = { diagnostics: ReadonlyArray<{ severity: string; summary: string }> };
+    const refused: string[] = [];
+    try {
+      for (const { what, name, given } of CASES) {
+        const definition = what === "provider" ? convergeProvider : what === "resource" ? convergeProvider.resources[name]! : convergeProvider.dataSources[name]!;
+        const config = { msgpack: Buffer.from(encodeMsgpack(configOf(definition.schema, given), impliedType(definition.schema))) };
+        const method = what === "provider" ? "ValidateProviderConfig" : what === "resource" ? "ValidateResourceConfig" : "ValidateDataResourceConfig";
+        const answer = await plugin.call<Answer>(method, what === "provider" ? { config } : { type_name: name, config });
+        refused.push(...answer.diagnostics.filter((diagnostic) => diagnostic.severity === "ERROR").map((diagnostic) => diagnostic.summary));
+      }
+      const configured = await plugin.call<Answer>("ConfigureProvider", {
+        terraform_version: "1.11.4",
+        config: { msgpack: Buffer.from(encodeMsgpack(configOf(convergeProvider.schema, { endpoint: service.url, token: TOKEN }), impliedType(convergeProvider.schema))) },
+      });
+      expect(configured.diagnostics).toEqual([]);
+      const api = convergeProvider.dataSources.converge_api!;
+      const read = await plugin.call<Answer>("ReadDataSource", { type_name: "converge_api", config: { msgpack: Buffer.from(encodeMsgpack(configOf(api.schema, { api_id: "zzzzzzzzzz" }), impliedType(api.schema))) } });
+      refused.push(...read.diagnostics.filter((diagnostic) => diagnostic.severity === "ERROR").map((diagnostic) => diagnostic.summary));
+    } finally {
+      plugin.kill();
+      await plugin.exited;
+    }
+    // the cases were refused (the process did speak), and only in its answers and its own log lines
+    expect(refused.length).toBeGreaterThan(CASES.length / 2);
+    expect(refused.some((summary) => summary.includes("zzzzzzzzzz"))).toBe(true);
+    expect(plugin.stderr()).not.toMatch(NODE_WARNING_LINE);
   });
 });
 

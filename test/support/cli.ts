@@ -21,13 +21,22 @@ export interface CliOptions {
   readonly timeoutMs?: number;
   /** Written to the process's standard input (`-f -`), which is then closed. @default stdin closed */
   readonly stdin?: string;
+  /** Resolves even when the process printed a process warning (NODE_WARNING_LINE), for a test that checks for one itself. @default false */
+  readonly allowProcessWarnings?: boolean;
 }
+
+/**
+ * A process warning of Node.js on stderr, `(node:PID) Warning: …` or `(node:PID) [DEP0040]
+ * DeprecationWarning: …`: a library speaking over converge, which no command may print.
+ */
+export const NODE_WARNING_LINE = /^\(node:\d+\) .*$/m;
 
 /**
  * Runs converge (convergeCommand: `node dist/src/cli/main.js ARGS`, or the release's executable
  * with CONVERGE_TEST_CLI=packaged) as a subprocess with stdin closed (so it
  * is not a terminal) and resolves with its exit code, stdout and stderr. Never rejects on a non-zero
- * exit; rejects when the process cannot start or outlives `timeoutMs`.
+ * exit; rejects when the process cannot start or outlives `timeoutMs`, and when it printed a process
+ * warning of Node.js (NODE_WARNING_LINE: a library's voice over converge's) unless `allowProcessWarnings`.
  */
 export async function runCli(args: ReadonlyArray<string>, options: CliOptions = {}): Promise<CliResult> {
   const env: Record<string, string> = {};
@@ -41,6 +50,10 @@ export async function runCli(args: ReadonlyArray<string>, options: CliOptions = 
   }
   const converge = convergeCommand();
   const { code, stdout, stderr } = await runProcess(converge.file, [...converge.args, ...args], { cwd: options.cwd, env, timeoutMs: options.timeoutMs ?? 45_000, stdin: options.stdin });
+  const warning = NODE_WARNING_LINE.exec(stderr);
+  if (warning && !options.allowProcessWarnings) {
+    throw new Error(`converge ${args.join(" ")} printed a process warning of Node.js, a library speaking over converge: ${warning[0]}\n--- stderr ---\n${stderr}`);
+  }
   return { code, stdout, stderr };
 }
 

@@ -15,7 +15,7 @@ export const TEST_RELEASE_DIR = join(PACKAGE_ROOT, ".converge-test", "provider-r
  * Which converge the tests run as a process, from CONVERGE_TEST_CLI: `node` (the default: this
  * checkout's compiled CLI on this Node.js, `node dist/src/cli/main.js`) or `packaged` (the single
  * executable `converge` of the tests' release, as a user who downloads it runs it). vitest's
- * `packaged` project sets it (vitest.config.ts), and packages the release before any test runs.
+ * `packaged` project sets it (vitest.config.ts), and its setup file waits for the release before a suite's file is imported.
  */
 export type CliUnderTest = "node" | "packaged";
 
@@ -48,7 +48,7 @@ export function packagedCliExecutable(): string {
   const executable = join(TEST_RELEASE_DIR, "executables", "linux_amd64", "converge");
   const stampFile = join(TEST_RELEASE_DIR, "stamp");
   if (!existsSync(executable) || !existsSync(stampFile) || readFileSync(stampFile, "utf8") !== releaseStamp()) {
-    throw new Error(`CONVERGE_TEST_CLI=packaged: no release packaged from this build of dist/ in ${TEST_RELEASE_DIR}: run the tests through vitest's packaged project (vitest run --project packaged), whose global setup packages it`);
+    throw new Error(`CONVERGE_TEST_CLI=packaged: no release packaged from this build of dist/ in ${TEST_RELEASE_DIR}: run the tests through vitest's packaged project (vitest run --project packaged), whose setup file packages it`);
   }
   return executable;
 }

@@ -1,10 +1,11 @@
 import { testRelease } from "../cli/release/release-fixture.js";
 
 /**
- * vitest's global setup of the `packaged` project (vitest.config.ts): the tests' release is
- * packaged from this build of dist/ before any of its suites runs, so that converge's and the
- * provider's executables are there when a suite asks for them (convergeCommand, installSource).
+ * A setup file of the `packaged` projects (vitest.config.ts): before a suite's file is imported, the
+ * tests' release is there, packaged from this build of dist/ (testRelease: the first suite that asks
+ * packages it under a lock, every other one waits for it and then finds it stamped), so that
+ * converge's and the provider's executables are there when the suite asks for them
+ * (convergeCommand, installSource), at its import included. The other files run meanwhile: nothing
+ * waits for the packaging but what needs it.
  */
-export async function setup(): Promise<void> {
-  await testRelease();
-}
+await testRelease();

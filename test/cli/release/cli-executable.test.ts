@@ -200,7 +200,8 @@ describeInNamespace(`the CLI as one executable, with Node.js and the checkout hi
   it("stops an apply on Ctrl-C: the writes under way finish, none other starts, exit 130; the next apply converges", async () => {
     writeFileSync(join(root, "slower-world.json"), JSON.stringify({ ...DEMO_WORLD, faults: { errorRate: 0, latencyMs: 300, dropAfterWriteRate: 0 }, regionTransitionMs: 0 }));
     const slower = await startServe(["--world", "slower-world.json"]);
-    const interrupted = await shell("converge apply -f desired --auto-approve --parallelism 2 > interrupted.out 2> interrupted.err & pid=$!; sleep 2; kill -INT $pid; wait $pid; echo $?", slower);
+    // Ctrl-C once the plan is printed: apply listens for it from there on (a fixed sleep raced the plan's reads on a busy machine)
+    const interrupted = await shell("converge apply -f desired --auto-approve --parallelism 2 > interrupted.out 2> interrupted.err & pid=$!; until grep -q '^Plan: ' interrupted.out || ! kill -0 $pid 2>/dev/null; do sleep 0.05; done; kill -INT $pid; wait $pid; echo $?", slower);
     expect(interrupted.stdout.trim(), readFileSync(join(root, "interrupted.err"), "utf8")).toBe("130");
     expect(readFileSync(join(root, "interrupted.err"), "utf8")).toContain("converge: interrupt received: the writes under way finish, no other starts");
     expect(readFileSync(join(root, "interrupted.out"), "utf8")).toMatch(/^Apply interrupted: \d+ done, 0 failed, [1-9]\d* not started\.$/m);
