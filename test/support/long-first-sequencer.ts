@@ -8,7 +8,14 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * A new suite of more than some 20 s (on two cores) belongs here.
  */
 export const LONG_SUITES: ReadonlyArray<string> = [
+  // two minutes under faults, mostly waiting on the loop's backoff
+  "test/e2e/cli-reconcile-faults.test.ts",
   "test/cli/release/reproducible-release.test.ts",
+  "test/demo/readme-commands.test.ts",
+  "test/e2e/cli-reconcile.test.ts",
+  "test/demo/terraform-doc-commands.test.ts",
+  "test/demo/testing-examples.test.ts",
+  "test/e2e/cli-first-hour.test.ts",
   "test/constructs/terraform-provider-lifecycle.test.ts",
   "test/cli/release/arm64-qemu.test.ts",
   "test/cli/release/cli-equivalence.test.ts",
@@ -27,6 +34,8 @@ export const LONG_SUITES: ReadonlyArray<string> = [
   "test/provider/runtime/terraform.test.ts",
   "test/provider/terraform-changes.test.ts",
   "test/provider/terraform-protections.test.ts",
+  "test/demo/continuous-reconcile-examples.test.ts",
+  "test/e2e/reconcile-prometheus.test.ts",
 ];
 
 /**
