@@ -14,6 +14,16 @@ export interface DesiredStateProblem extends SourceLocation {
   readonly message: string;
 }
 
+/**
+ * Problems in reading order: each file where its first problem was found (the order the files were
+ * given and read), and within a file by line and column as numbers (line 8 before line 14).
+ */
+export function inReadingOrder<P extends SourceLocation>(problems: ReadonlyArray<P>): P[] {
+  const fileRank = new Map<string, number>();
+  for (const problem of problems) if (!fileRank.has(problem.file)) fileRank.set(problem.file, fileRank.size);
+  return [...problems].sort((a, b) => fileRank.get(a.file)! - fileRank.get(b.file)! || a.line - b.line || a.column - b.column);
+}
+
 export function formatProblem(problem: DesiredStateProblem): string {
   return `${problem.file}:${problem.line}:${problem.column}: ${problem.path ? `${problem.path}: ` : ""}${problem.message}`;
 }
@@ -23,15 +33,17 @@ export const LISTED_PROBLEMS = 50;
 
 /**
  * The desired state is not valid; nothing was called or changed. `problems` holds every problem
- * found; the message lists the first LISTED_PROBLEMS (a mistake repeated in thousands of documents
- * would otherwise print thousands of lines) and says how many more there are.
+ * found, in reading order (inReadingOrder); the message lists the first LISTED_PROBLEMS (a mistake
+ * repeated in thousands of documents would otherwise print thousands of lines) and says how many
+ * more there are.
  */
 export class DesiredStateError extends ProblemsError<DesiredStateProblem> {
   readonly code = "CONVERGE_DESIRED_STATE" as const;
   /** What the problems are about, the message's first words: a DesiredStateHeadline. */
   readonly headline: string;
 
-  constructor(problems: ReadonlyArray<DesiredStateProblem>, headline: string = DesiredStateHeadline.invalid) {
+  constructor(found: ReadonlyArray<DesiredStateProblem>, headline: string = DesiredStateHeadline.invalid) {
+    const problems = inReadingOrder(found);
     const listed = problems.slice(0, LISTED_PROBLEMS).map(formatProblem);
     if (problems.length > LISTED_PROBLEMS) listed.push(`… and ${problems.length - LISTED_PROBLEMS} more (--output json lists every problem)`);
     super(headline, problems, listed);

@@ -119,6 +119,9 @@ describe("documents that do not fit the live state", { timeout: E2E_TIMEOUT_MS }
     const lines = fewLines(result, 7);
     expect(lines[0]).toBe("converge: desired state cannot be planned against the live state (6 problems):");
     expect(lines[1]).toMatch(/^ {2}desired-state\/orders-api\.yaml:\d+:1: api: no API is named "orders-dev" in this account \(converge manages an API's routes and integrations, never the API itself: create it first, or check the endpoint and token\)$/);
+    // in the order of the file's lines, as numbers: line 8 before line 14
+    const listedLines = lines.slice(1).map((line) => Number(/orders-api\.yaml:(\d+):/.exec(line)?.[1]));
+    expect(listedLines).toEqual([8, 14, 28, 38, 48, 58]);
   });
 });
 
