@@ -22,7 +22,7 @@ const RETRY_SECONDS = 0.5;
 /** Requests of one cycle of these documents: 12 reads (plan's) and at most 4 writes, each tried at most 4 times (the clients' retry policy). */
 const MOST_REQUESTS_PER_CYCLE = (12 + 4) * 4;
 /**
- * Requests a minute under these faults, the stated bound: every run so far sent 246–276 a minute
+ * Requests a minute under these faults, the stated bound: every run so far sent 242–282 a minute
  * (over 2 and over 5 minutes): from the third failed cycle in a row the backoff waits at least a
  * second, a throttled cycle the whole interval, and the clients slow down on 429s. The bound is about
  * twice that, so a loop that backed off far less fails here.
