@@ -18,7 +18,7 @@ export interface DesiredStateProblem extends SourceLocation {
  * Problems in reading order: each file where its first problem was found (the order the files were
  * given and read), and within a file by line and column as numbers (line 8 before line 14).
  */
-export function inReadingOrder<P extends SourceLocation>(problems: ReadonlyArray<P>): P[] {
+function inReadingOrder<P extends SourceLocation>(problems: ReadonlyArray<P>): P[] {
   const fileRank = new Map<string, number>();
   for (const problem of problems) if (!fileRank.has(problem.file)) fileRank.set(problem.file, fileRank.size);
   return [...problems].sort((a, b) => fileRank.get(a.file)! - fileRank.get(b.file)! || a.line - b.line || a.column - b.column);

@@ -16,7 +16,7 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 export const LONG_SUITES: ReadonlyArray<string> = [
   // two minutes under faults, mostly waiting on the loop's backoff
   "test/e2e/cli-reconcile-faults.test.ts",
-  // the suites that keep a core busy (CPU per wall time 0.6–1.25)
+  // the suites that keep a core busy (CPU per wall time 0.4–1.25, measured with CONVERGE_TEST_CPU_LOG)
   "test/cli/release/reproducible-release.test.ts",
   "test/reconcile/concurrent-apply.test.ts",
   "test/demo/terraform-doc-commands.test.ts",
