@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { basename, join, resolve } from "node:path";
 
 import { MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, PROTOCOL_VERSION } from "../../contract/plugin-handshake.js";
-import { bundleCli, CHECKOUT_COMMAND_MODULES } from "./cli-bundle.js";
+import { bundleCli, LEFT_OUT_OF_THE_EXECUTABLE } from "./cli-bundle.js";
 import { writeMirrorLayouts, type MirrorLayouts } from "./mirror-layouts.js";
 import { bundleProvider, type ProviderBundle } from "./provider-bundle.js";
 import { packageHashV1, sha256Hex, zipHash } from "./provider-hashes.js";
@@ -118,7 +118,7 @@ export async function packageProvider(options: PackageProviderOptions): Promise<
     const hashes = [packageHashV1([{ name, data: readFileSync(executable.file) }]), zipHash(archive)];
 
     const cliName = cliExecutableName(platform.executableSuffix);
-    const cliExecutable = build(cliBundle.file, cliName, orders.cli, CHECKOUT_COMMAND_MODULES);
+    const cliExecutable = build(cliBundle.file, cliName, orders.cli, LEFT_OUT_OF_THE_EXECUTABLE);
     const cliVerified = platform.name === options.hostPlatform ? assertCliVersion(cliExecutable.file, options.version) : false;
     const cliZip = join(outDir, cliZipName(options.version, platform.name));
     await writeReleaseZip({ executable: cliExecutable.file, name: cliName, output: cliZip, epoch: options.sourceDateEpoch });
@@ -186,7 +186,7 @@ async function bytecodeOrders(options: { readonly builder: string; readonly plat
     ], provider);
     const cli = join(options.buildDir, "converge.order");
     const examples = join(options.packageRoot, "examples", "desired-state");
-    await trainBytecodeOrder(trainee(options.cliBundle, cliExecutableName(options.platform.executableSuffix), CHECKOUT_COMMAND_MODULES), [
+    await trainBytecodeOrder(trainee(options.cliBundle, cliExecutableName(options.platform.executableSuffix), LEFT_OUT_OF_THE_EXECUTABLE), [
       { args: ["--version"] },
       { args: ["--help"] },
       { args: ["validate", "-f", examples], env: { NO_COLOR: "1" } },

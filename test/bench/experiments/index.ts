@@ -2,6 +2,7 @@ import type { BenchExperiment } from "../experiment.js";
 import { buildsCompared } from "./builds-compared.js";
 import { cdktfApply } from "./cdktf-apply.js";
 import { cliExecutable } from "./cli-executable.js";
+import { cliOnNode } from "./cli-on-node.js";
 import { clientVsAutocannon } from "./client-vs-autocannon.js";
 import { controlInterface } from "./control-interface.js";
 import { driftEstate } from "./drift-estate.js";
@@ -16,4 +17,4 @@ import { validateEstate } from "./validate-estate.js";
 import { validateVariables } from "./validate-variables.js";
 
 /** Every comparison benchmark, in the order they run after the load cases. */
-export const BENCH_EXPERIMENTS: ReadonlyArray<BenchExperiment> = [clientVsAutocannon, validateEstate, validateVariables, nestingScan, reconcileEstate, reconcileLoop, driftEstate, driftState, htmlReport, cdktfApply, terraformProvider, exportTerraform, buildsCompared, cliExecutable, controlInterface];
+export const BENCH_EXPERIMENTS: ReadonlyArray<BenchExperiment> = [clientVsAutocannon, validateEstate, validateVariables, nestingScan, reconcileEstate, reconcileLoop, driftEstate, driftState, htmlReport, cdktfApply, terraformProvider, exportTerraform, buildsCompared, cliExecutable, cliOnNode, controlInterface];
