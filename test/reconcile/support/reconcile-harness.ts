@@ -43,12 +43,18 @@ export function adminClients(url: string, retry: Partial<RetryPolicy> = {}): Cli
 
 /**
  * Writes `files` (name → text) into a fresh temporary directory and loads it with the real loader
- * (recursive, sorted, validated, cross-checked). Returns the documents and the directory.
+ * (recursive, sorted, validated, cross-checked). Returns the documents and the directory; when the
+ * loader refuses the files, removes the directory (the caller never learns it) and throws its error.
  */
 export async function writeAndLoad(files: Readonly<Record<string, string>>): Promise<{ documents: LoadedDocument[]; fingerprint: string; directory: string }> {
   const directory = await writeDesiredFiles(files);
-  const { documents, fingerprint } = await loadDesiredState([directory]);
-  return { documents: [...documents], fingerprint, directory };
+  try {
+    const { documents, fingerprint } = await loadDesiredState([directory]);
+    return { documents: [...documents], fingerprint, directory };
+  } catch (error) {
+    await removeDirectory(directory);
+    throw error;
+  }
 }
 
 export async function writeDesiredFiles(files: Readonly<Record<string, string>>): Promise<string> {
