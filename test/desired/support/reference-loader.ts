@@ -18,7 +18,9 @@ import type { LoadedDocument } from "../../../src/desired/load.js";
  * array of documents). Returns the valid documents and the problems of the others.
  */
 export function parseDesiredTextAsBefore(text: string, file: string): { documents: LoadedDocument[]; problems: DesiredStateProblem[] } {
-  const yamlDocuments = parseAllDocuments(text, { prettyErrors: false, uniqueKeys: true });
+  // logLevel "error", as the loader's (src/desired/yaml-library.ts): with the default, a random file
+  // whose key is a collection made the library print a process warning into the suite's output
+  const yamlDocuments = parseAllDocuments(text, { prettyErrors: false, uniqueKeys: true, logLevel: "error" });
   const documents: LoadedDocument[] = [];
   const problems: DesiredStateProblem[] = [];
   const at = (offset: number): SourceLocation => {
